@@ -1,0 +1,13 @@
+# Warnings and sanitizers apply to every target of this project through one interface target,
+# so a module cannot silently opt out of -Werror in CI.
+add_library(culprit_warnings INTERFACE)
+target_compile_options(culprit_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:C,CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>)
+if(CULPRIT_WERROR)
+  target_compile_options(culprit_warnings INTERFACE $<$<COMPILE_LANGUAGE:C,CXX>:-Werror>)
+endif()
+
+if(CULPRIT_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,46 @@
+#pragma once
+// Each subcommand lives in its own file and only parses, calls the core library and prints.
+
+#include <CLI/CLI.hpp>
+
+namespace culprit::cli {
+
+namespace exit_code {
+inline constexpr int kOk = 0;
+inline constexpr int kInternal = 1;
+inline constexpr int kUsage = 2;
+inline constexpr int kNotReproduced = 3;
+inline constexpr int kInconclusive = 4;
+inline constexpr int kRunFailed = 5;
+}  // namespace exit_code
+
+// Filled by the subcommand that ran; main() returns `exit_code`.
+struct Outcome {
+  int exit_code = exit_code::kOk;
+};
+
+// Options every reporting subcommand shares.
+struct CommonOptions {
+  bool json = false;
+  std::string db;  // --db PATH; empty: the manifest's experiment.db, else culprit.db
+};
+
+void add_json_flag(CLI::App& command, CommonOptions& options);
+void add_db_option(CLI::App& command, CommonOptions& options);
+
+// Reports a subcommand that is not built yet, and fails: nothing may pretend to work.
+int not_implemented(const std::string& name, const std::string& issue);
+
+void register_plan(CLI::App& app, Outcome& outcome);
+void register_run(CLI::App& app, Outcome& outcome);
+void register_runs(CLI::App& app, Outcome& outcome);
+void register_compare(CLI::App& app, Outcome& outcome);
+void register_explain(CLI::App& app, Outcome& outcome);
+void register_attribute(CLI::App& app, Outcome& outcome);
+void register_bisect(CLI::App& app, Outcome& outcome);
+void register_verdict(CLI::App& app, Outcome& outcome);
+void register_validate(CLI::App& app, Outcome& outcome);
+void register_merge(CLI::App& app, Outcome& outcome);
+void register_export(CLI::App& app, Outcome& outcome);
+
+}  // namespace culprit::cli

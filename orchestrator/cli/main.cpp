@@ -1,0 +1,73 @@
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <iostream>
+
+#include "command.hpp"
+#include "culprit/build_info.hpp"
+#include "culprit/errors.hpp"
+
+namespace {
+
+void print_version() {
+  std::cout << "culprit " << culprit::build::kVersion << " (git " << culprit::build::kGitHash
+            << ")\n"
+            << "cuda backend: " << (culprit::build::kHaveCuda ? "yes" : "no")
+            << ", nccl: " << (culprit::build::kHaveNccl ? "yes" : "no") << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Results go to stdout; every log line goes to stderr so `--json` output stays parseable.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("culprit"));
+  spdlog::set_pattern("culprit: %^%l%$: %v");
+
+  CLI::App app{"culprit: find the software version and the rank that made a distributed job slow"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "Print the version, git hash and compiled-in GPU support");
+  app.add_flag_callback(
+      "-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); },
+      "Log debug details to stderr");
+
+  culprit::cli::Outcome outcome;
+  using namespace culprit::cli;
+  for (auto reg : {register_plan, register_run, register_runs, register_compare, register_explain,
+                   register_attribute, register_bisect, register_verdict, register_validate,
+                   register_merge, register_export}) {
+    reg(app, outcome);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : exit_code::kUsage;
+  } catch (const culprit::UsageError& e) {
+    spdlog::error("{}", e.what());
+    return exit_code::kUsage;
+  } catch (const culprit::RunError& e) {
+    spdlog::error("{}", e.what());
+    return exit_code::kRunFailed;
+  } catch (const culprit::NotReproduced& e) {
+    spdlog::error("{}", e.what());
+    return exit_code::kNotReproduced;
+  } catch (const culprit::Inconclusive& e) {
+    spdlog::error("{}", e.what());
+    return exit_code::kInconclusive;
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    return exit_code::kInternal;
+  }
+  if (version) {
+    print_version();
+    return exit_code::kOk;
+  }
+  if (app.get_subcommands().empty()) {
+    std::cout << app.help();
+    return exit_code::kUsage;
+  }
+  return outcome.exit_code;
+}

@@ -1,0 +1,64 @@
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+
+#include "stepclock/runfile.hpp"
+
+namespace {
+long long scalar(sqlite3* db, const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(stmt) == SQLITE_ROW);
+  long long v = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("run file is written whole under its final name") {
+  auto dir = std::filesystem::temp_directory_path() / "culprit_unit_runfile";
+  std::filesystem::create_directories(dir);
+  auto path = (dir / "run.db").string();
+  std::filesystem::remove(path);
+
+  stepclock::RunFileContents c;
+  c.names = {"gemm.fwd", "allreduce"};
+  stepclock::EventRecord e;
+  e.rank = 1;
+  e.step = 0;
+  e.begin_ns = 100;
+  e.end_ns = 250;
+  c.events.push_back(e);
+  e.name = 1;
+  e.kind = stepclock::EventKind::kCollective;
+  e.seq = 0;
+  e.bytes = 4096;
+  c.events.push_back(e);
+  c.clocks.push_back({1, "host", 0, 12.5, 3.0, 40.0, 80.0, 90.0, 10});
+  c.meta = {{"ranks", "2"}};
+  c.provenance.push_back({-1, "mpi_version", "Open MPI 4.1"});
+  c.config_json = "{}";
+  stepclock::write_run_file(path, c);
+
+  REQUIRE(std::filesystem::exists(path));
+  for (auto& entry : std::filesystem::directory_iterator(dir)) {
+    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+  }
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  CHECK(scalar(db, "SELECT count(*) FROM events") == 2);
+  CHECK(scalar(db, "SELECT bytes FROM events WHERE kind='collective' AND name='allreduce'") ==
+        4096);
+  CHECK(scalar(db, "SELECT end_ns - begin_ns FROM events WHERE name='gemm.fwd'") == 150);
+  CHECK(scalar(db, "SELECT exchanges FROM clock_models WHERE rank=1") == 10);
+  CHECK(scalar(db, "SELECT value FROM meta WHERE key='format_version'") == 1);
+  sqlite3_close(db);
+
+  stepclock::RunFileContents bad = c;
+  bad.events[0].name = 7;
+  CHECK_THROWS(stepclock::write_run_file(path + "2", bad));
+  CHECK_FALSE(std::filesystem::exists(path + "2"));
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,79 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "stepmodel/config.hpp"
+#include "stepmodel/schedule.hpp"
+
+using namespace stepmodel;
+
+TEST_CASE("buckets cover every layer once, last layers first") {
+  ModelConfig m;
+  m.layers = 5;
+  m.buckets = 2;
+  m.hidden = 8;
+  auto b = buckets(m);
+  REQUIRE(b.size() == 2);
+  CHECK(b[0].last_layer == 4);
+  CHECK(b[0].first_layer == 2);
+  CHECK(b[1].last_layer == 1);
+  CHECK(b[1].first_layer == 0);
+  CHECK(b[0].bytes == 3 * 8 * 8 * 4);
+  CHECK(b[1].bytes == 2 * 8 * 8 * 4);
+}
+
+TEST_CASE("schedule without overlap: fwd, bwd, then blocking all-reduces, then optimizer") {
+  ModelConfig m;
+  m.layers = 2;
+  m.microbatches = 2;
+  m.buckets = 2;
+  auto phases = step_schedule(m);
+  // 2 mb x (2 fwd + 2x2 bwd) + 2 all-reduce + optimizer
+  REQUIRE(phases.size() == 2 * 6 + 2 + 1);
+  CHECK(phases[0].name == kGemmFwd);
+  CHECK(phases[2].name == kGemmDgrad);
+  CHECK(phases[2].layer == 1);
+  CHECK(phases[12].name == kAllreduce);
+  CHECK(phases[12].seq == 0);
+  CHECK_FALSE(phases[12].asynchronous);
+  CHECK(phases[14].name == kOptimizer);
+  CHECK(model_flops_per_step(m) == doctest::Approx(3 * gemm_fwd_flops(m) * 4));
+}
+
+TEST_CASE("schedule with overlap issues a bucket right after its lowest layer's wgrad") {
+  ModelConfig m;
+  m.layers = 4;
+  m.microbatches = 1;
+  m.buckets = 2;
+  m.overlap = true;
+  auto phases = step_schedule(m);
+  // fwd 0..3, then bwd 3,2 -> bucket 0 (layers 2-3), bwd 1,0 -> bucket 1
+  REQUIRE(phases.size() == 4 + 8 + 2 + 1);
+  CHECK(phases[7].name == kGemmWgrad);
+  CHECK(phases[7].layer == 2);
+  CHECK(phases[8].name == kAllreduce);
+  CHECK(phases[8].seq == 0);
+  CHECK(phases[8].asynchronous);
+  CHECK(phases[14].name == kOptimizer);
+}
+
+TEST_CASE("resolved configuration parses and validates") {
+  auto c = parse_run_config(R"({"backend":"cpu","ranks":4,"steps":3,"warmup_steps":1,
+    "model":{"layers":3,"buckets":3,"compute":"sleep","overlap":true},
+    "inject":{"delays":[{"rank":2,"phase":"gemm.fwd","layer":1,"ms":40,"mode":"spin"}],
+              "clock_skews":[{"rank":1,"offset_ms":500,"drift_ppm":100}]}})");
+  CHECK(c.ranks == 4);
+  CHECK(c.model.layers == 3);
+  CHECK(c.model.overlap);
+  REQUIRE(c.inject.delays.size() == 1);
+  CHECK(c.inject.delays[0].rank == 2);
+  CHECK(c.inject.delays[0].ms == 40.0);
+  CHECK(c.inject.clock_skews[0].drift_ppm == 100.0);
+
+  CHECK_THROWS_WITH_AS(
+      parse_run_config(R"({"ranks":2,"inject":{"delays":[{"rank":5,"phase":"gemm.fwd"}]}})"),
+      doctest::Contains("outside 0..1"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_run_config(R"({"model":{"buckets":9,"layers":2}})"),
+                       doctest::Contains("model.buckets"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_run_config("not json"), std::invalid_argument);
+}

@@ -1,0 +1,177 @@
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "stepclock/runfile.hpp"
+
+namespace stepclock {
+namespace {
+
+class Database {
+ public:
+  explicit Database(const std::string& path) : path_(path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+        SQLITE_OK) {
+      std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close(db_);
+      throw std::runtime_error("run file " + path + ": cannot create: " + message);
+    }
+  }
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  ~Database() { sqlite3_close(db_); }
+
+  void exec(const char* sql) {
+    char* error = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+      std::string message = error ? error : "unknown error";
+      sqlite3_free(error);
+      throw std::runtime_error("run file " + path_ + ": " + message);
+    }
+  }
+  sqlite3* handle() { return db_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+class Statement {
+ public:
+  Statement(Database& db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db.handle(), sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      throw std::runtime_error("run file " + db.path() + ": " + sqlite3_errmsg(db.handle()));
+    }
+  }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement() { sqlite3_finalize(stmt_); }
+
+  void bind(int index, std::int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
+  void bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+  void bind(int index, const std::string& value) {
+    sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+  }
+  void bind_static(int index, const char* value) {
+    sqlite3_bind_text(stmt_, index, value, -1, SQLITE_STATIC);
+  }
+  void step_and_reset() {
+    if (sqlite3_step(stmt_) != SQLITE_DONE) {
+      throw std::runtime_error("run file " + db_.path() + ": " + sqlite3_errmsg(db_.handle()));
+    }
+    sqlite3_reset(stmt_);
+  }
+
+ private:
+  Database& db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+void write_events(Database& db, const RunFileContents& contents) {
+  Statement insert(db,
+                   "INSERT INTO events (rank, step, microbatch, layer, seq, kind, name, begin_ns, "
+                   "end_ns, bytes, device, stream) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const EventRecord& e : contents.events) {
+    if (e.name >= contents.names.size()) {
+      throw std::runtime_error("run file " + db.path() + ": event name index " +
+                               std::to_string(e.name) + " is not interned");
+    }
+    insert.bind(1, std::int64_t{e.rank});
+    insert.bind(2, std::int64_t{e.step});
+    insert.bind(3, std::int64_t{e.microbatch});
+    insert.bind(4, std::int64_t{e.layer});
+    insert.bind(5, std::int64_t{e.seq});
+    insert.bind_static(6, event_kind_name(e.kind));
+    insert.bind(7, contents.names[e.name]);
+    insert.bind(8, e.begin_ns);
+    insert.bind(9, e.end_ns);
+    insert.bind(10, e.bytes);
+    insert.bind(11, std::int64_t{e.device});
+    insert.bind(12, std::int64_t{e.stream});
+    insert.step_and_reset();
+  }
+}
+
+void write_clocks(Database& db, const RunFileContents& contents) {
+  Statement insert(db,
+                   "INSERT INTO clock_models (rank, host, ref_ns, offset_ns, drift_ppm, "
+                   "uncertainty_ns, start_rtt_ns, end_rtt_ns, exchanges) "
+                   "VALUES (?,?,?,?,?,?,?,?,?)");
+  for (const ClockModel& c : contents.clocks) {
+    insert.bind(1, std::int64_t{c.rank});
+    insert.bind(2, c.host);
+    insert.bind(3, c.ref_ns);
+    insert.bind(4, c.offset_ns);
+    insert.bind(5, c.drift_ppm);
+    insert.bind(6, c.uncertainty_ns);
+    insert.bind(7, c.start_rtt_ns);
+    insert.bind(8, c.end_rtt_ns);
+    insert.bind(9, std::int64_t{c.exchanges});
+    insert.step_and_reset();
+  }
+}
+
+void write_metadata(Database& db, const RunFileContents& contents) {
+  Statement meta(db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
+  meta.bind(1, std::string("format_version"));
+  std::string version = std::to_string(kRunFileFormatVersion);
+  meta.bind(2, version);
+  meta.step_and_reset();
+  for (const auto& [key, value] : contents.meta) {
+    meta.bind(1, key);
+    meta.bind(2, value);
+    meta.step_and_reset();
+  }
+  Statement provenance(db, "INSERT OR REPLACE INTO provenance (rank, key, value) VALUES (?, ?, ?)");
+  for (const ProvenanceEntry& p : contents.provenance) {
+    provenance.bind(1, std::int64_t{p.rank});
+    provenance.bind(2, p.key);
+    provenance.bind(3, p.value);
+    provenance.step_and_reset();
+  }
+  Statement echo(db, "INSERT INTO config_echo (id, json) VALUES (1, ?)");
+  echo.bind(1, contents.config_json);
+  echo.step_and_reset();
+}
+
+// SQLite runs with synchronous=OFF for speed, so durability comes from one fsync before rename.
+void sync_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw std::runtime_error("run file " + path + ": cannot reopen to sync");
+  int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) throw std::runtime_error("run file " + path + ": fsync failed");
+}
+
+}  // namespace
+
+void write_run_file(const std::string& path, const RunFileContents& contents) {
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  std::filesystem::remove(temp);
+  try {
+    {
+      Database db(temp);
+      db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=65536;");
+      db.exec("BEGIN");
+      db.exec(run_file_schema_sql());
+      write_metadata(db, contents);
+      write_clocks(db, contents);
+      write_events(db, contents);
+      db.exec("COMMIT");
+    }
+    sync_file(temp);
+    std::filesystem::rename(temp, path);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    throw;
+  }
+}
+
+}  // namespace stepclock

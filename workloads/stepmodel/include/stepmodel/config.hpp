@@ -1,0 +1,88 @@
+#pragma once
+// The resolved configuration of one run, as the orchestrator hands it to a workload
+// (a JSON file; format in docs/schema.md, "Resolved configuration"). Both the synthetic
+// workload and the simulator read exactly this, so one manifest drives either backend.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stepmodel {
+
+struct ModelConfig {
+  int layers = 4;
+  int microbatches = 2;
+  int tokens = 256;  // rows of each GEMM (tokens per microbatch per rank)
+  int hidden = 256;  // GEMMs are tokens x hidden x hidden
+  int buckets = 2;   // gradient buckets, all-reduced one collective each
+  bool overlap = false;
+  std::string dtype = "fp32";       // fp32 | fp64 (cpu); fp32 | fp16 | bf16 (cuda)
+  std::string compute = "gemm";     // gemm: real arithmetic; sleep: wait the predicted duration
+  double flops_per_s = 2.0e10;      // per-rank GEMM rate for compute="sleep" and the simulator
+  double mem_bytes_per_s = 1.0e10;  // optimizer memory bandwidth for sleep and the simulator
+  double compute_scale = 1.0;       // multiplies every GEMM's duration (a slower version)
+  double peak_flops = 0.0;          // peak FLOP/s per device for MFU; 0 = unknown
+  // Simulator only: ring all-reduce alpha-beta model and noise.
+  double link_bytes_per_s = 1.0e10;
+  double hop_latency_us = 5.0;
+  double noise_cv = 0.0;    // per-phase lognormal jitter
+  double run_cv = 0.0;      // run-to-run drift (one factor per run)
+  double spike_prob = 0.0;  // chance per phase of a rare spike
+  double spike_ms = 0.0;
+  int threads = 1;  // BLAS threads per rank (cpu backend)
+};
+
+struct DelayInjection {
+  int rank = 0;
+  std::string phase;  // gemm.fwd | gemm.bwd.dgrad | gemm.bwd.wgrad | allreduce | optimizer
+  int layer = -1;     // -1: every layer (for allreduce: the bucket index, -1 every bucket)
+  int microbatch = -1;
+  int step_first = -1;  // absolute step indices (warm-up steps count); -1: unbounded
+  int step_last = -1;
+  double ms = 0.0;
+  std::string mode = "sleep";  // sleep | spin | gpu
+};
+
+struct SlowdownInjection {
+  int rank = 0;
+  double factor = 1.0;  // multiplies that rank's GEMM work/time
+};
+
+struct ClockSkewInjection {
+  int rank = 0;
+  double offset_ms = 0.0;
+  double drift_ppm = 0.0;
+};
+
+struct FaultInjection {
+  int rank = 0;
+  int step = 0;
+  std::string kind = "abort";  // abort | hang
+};
+
+struct Injections {
+  std::vector<DelayInjection> delays;
+  std::vector<SlowdownInjection> slowdowns;
+  std::vector<ClockSkewInjection> clock_skews;
+  std::vector<FaultInjection> faults;
+};
+
+struct RunConfig {
+  std::string experiment;
+  std::string config_label;
+  int repetition = 0;
+  std::uint64_t seed = 1;
+  std::string backend = "cpu";  // cpu | cuda | sim
+  int ranks = 1;
+  int warmup_steps = 1;
+  int steps = 10;  // measured steps after warm-up
+  ModelConfig model;
+  Injections inject;
+};
+
+// Parses and validates a resolved configuration. Throws std::invalid_argument with the key
+// and the reason when the JSON is malformed or a value is out of range.
+RunConfig parse_run_config(const std::string& json_text);
+RunConfig load_run_config(const std::string& path);
+
+}  // namespace stepmodel

@@ -1,0 +1,234 @@
+#include <simdjson.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "stepmodel/config.hpp"
+
+namespace stepmodel {
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+[[noreturn]] void fail(const std::string& key, const std::string& why) {
+  throw std::invalid_argument("resolved configuration: '" + key + "': " + why);
+}
+
+bool has(const object& obj, const char* key) {
+  return !obj.at_key(key).error();
+}
+
+double number(const object& obj, const char* key, const std::string& path, double fallback) {
+  auto value = obj.at_key(key);
+  if (value.error()) return fallback;
+  double result = 0;
+  if (value.get_double().get(result)) {
+    std::int64_t integer = 0;
+    if (value.get_int64().get(integer)) fail(path + key, "expected a number");
+    result = static_cast<double>(integer);
+  }
+  return result;
+}
+
+int integer(const object& obj, const char* key, const std::string& path, int fallback) {
+  auto value = obj.at_key(key);
+  if (value.error()) return fallback;
+  std::int64_t result = 0;
+  if (value.get_int64().get(result)) fail(path + key, "expected an integer");
+  return static_cast<int>(result);
+}
+
+bool boolean(const object& obj, const char* key, const std::string& path, bool fallback) {
+  auto value = obj.at_key(key);
+  if (value.error()) return fallback;
+  bool result = false;
+  if (value.get_bool().get(result)) fail(path + key, "expected true or false");
+  return result;
+}
+
+std::string text(const object& obj, const char* key, const std::string& path,
+                 const std::string& fallback) {
+  auto value = obj.at_key(key);
+  if (value.error()) return fallback;
+  std::string_view result;
+  if (value.get_string().get(result)) fail(path + key, "expected a string");
+  return std::string(result);
+}
+
+void require_positive(double value, const std::string& key) {
+  if (!(value > 0)) fail(key, "must be > 0");
+}
+
+ModelConfig parse_model(const object& obj) {
+  ModelConfig m;
+  const std::string p = "model.";
+  m.layers = integer(obj, "layers", p, m.layers);
+  m.microbatches = integer(obj, "microbatches", p, m.microbatches);
+  m.tokens = integer(obj, "tokens", p, m.tokens);
+  m.hidden = integer(obj, "hidden", p, m.hidden);
+  m.buckets = integer(obj, "buckets", p, m.buckets);
+  m.overlap = boolean(obj, "overlap", p, m.overlap);
+  m.dtype = text(obj, "dtype", p, m.dtype);
+  m.compute = text(obj, "compute", p, m.compute);
+  m.flops_per_s = number(obj, "flops_per_s", p, m.flops_per_s);
+  m.mem_bytes_per_s = number(obj, "mem_bytes_per_s", p, m.mem_bytes_per_s);
+  m.compute_scale = number(obj, "compute_scale", p, m.compute_scale);
+  m.peak_flops = number(obj, "peak_flops", p, m.peak_flops);
+  m.link_bytes_per_s = number(obj, "link_bytes_per_s", p, m.link_bytes_per_s);
+  m.hop_latency_us = number(obj, "hop_latency_us", p, m.hop_latency_us);
+  m.noise_cv = number(obj, "noise_cv", p, m.noise_cv);
+  m.run_cv = number(obj, "run_cv", p, m.run_cv);
+  m.spike_prob = number(obj, "spike_prob", p, m.spike_prob);
+  m.spike_ms = number(obj, "spike_ms", p, m.spike_ms);
+  m.threads = integer(obj, "threads", p, m.threads);
+  for (auto [value, key] :
+       {std::pair{m.layers, "layers"}, std::pair{m.microbatches, "microbatches"},
+        std::pair{m.tokens, "tokens"}, std::pair{m.hidden, "hidden"},
+        std::pair{m.buckets, "buckets"}, std::pair{m.threads, "threads"}}) {
+    if (value < 1) fail(p + key, "must be >= 1");
+  }
+  if (m.buckets > m.layers) fail(p + "buckets", "cannot exceed model.layers");
+  if (m.dtype != "fp32" && m.dtype != "fp64" && m.dtype != "fp16" && m.dtype != "bf16") {
+    fail(p + "dtype", "expected fp32, fp64, fp16 or bf16");
+  }
+  if (m.compute != "gemm" && m.compute != "sleep") fail(p + "compute", "expected gemm or sleep");
+  require_positive(m.flops_per_s, p + "flops_per_s");
+  require_positive(m.mem_bytes_per_s, p + "mem_bytes_per_s");
+  require_positive(m.compute_scale, p + "compute_scale");
+  require_positive(m.link_bytes_per_s, p + "link_bytes_per_s");
+  if (m.peak_flops < 0) fail(p + "peak_flops", "must be >= 0");
+  if (m.hop_latency_us < 0 || m.noise_cv < 0 || m.run_cv < 0 || m.spike_ms < 0) {
+    fail(p + "noise", "latency, noise and spike values must be >= 0");
+  }
+  if (m.spike_prob < 0 || m.spike_prob > 1) fail(p + "spike_prob", "must be within [0, 1]");
+  return m;
+}
+
+template <typename Parse>
+void each(const object& obj, const char* key, Parse parse) {
+  auto value = obj.at_key(key);
+  if (value.error()) return;
+  simdjson::dom::array items;
+  if (value.get_array().get(items)) fail(std::string("inject.") + key, "expected an array");
+  for (element item : items) {
+    object entry;
+    if (item.get_object().get(entry)) fail(std::string("inject.") + key, "expected objects");
+    parse(entry);
+  }
+}
+
+void check_rank(int rank, int ranks, const std::string& key) {
+  if (rank < 0 || rank >= ranks) {
+    fail(key, "rank " + std::to_string(rank) + " is outside 0.." + std::to_string(ranks - 1));
+  }
+}
+
+Injections parse_injections(const object& obj, int ranks) {
+  Injections inj;
+  each(obj, "delays", [&](const object& e) {
+    const std::string p = "inject.delays.";
+    DelayInjection d;
+    d.rank = integer(e, "rank", p, d.rank);
+    d.phase = text(e, "phase", p, d.phase);
+    d.layer = integer(e, "layer", p, d.layer);
+    d.microbatch = integer(e, "microbatch", p, d.microbatch);
+    d.step_first = integer(e, "step_first", p, d.step_first);
+    d.step_last = integer(e, "step_last", p, d.step_last);
+    d.ms = number(e, "ms", p, d.ms);
+    d.mode = text(e, "mode", p, d.mode);
+    check_rank(d.rank, ranks, p + "rank");
+    if (d.phase != "gemm.fwd" && d.phase != "gemm.bwd.dgrad" && d.phase != "gemm.bwd.wgrad" &&
+        d.phase != "allreduce" && d.phase != "optimizer") {
+      fail(p + "phase", "unknown phase '" + d.phase + "'");
+    }
+    if (d.ms < 0) fail(p + "ms", "must be >= 0");
+    if (d.mode != "sleep" && d.mode != "spin" && d.mode != "gpu") {
+      fail(p + "mode", "expected sleep, spin or gpu");
+    }
+    inj.delays.push_back(d);
+  });
+  each(obj, "slowdowns", [&](const object& e) {
+    SlowdownInjection s;
+    s.rank = integer(e, "rank", "inject.slowdowns.", s.rank);
+    s.factor = number(e, "factor", "inject.slowdowns.", s.factor);
+    check_rank(s.rank, ranks, "inject.slowdowns.rank");
+    require_positive(s.factor, "inject.slowdowns.factor");
+    inj.slowdowns.push_back(s);
+  });
+  each(obj, "clock_skews", [&](const object& e) {
+    ClockSkewInjection c;
+    c.rank = integer(e, "rank", "inject.clock_skews.", c.rank);
+    c.offset_ms = number(e, "offset_ms", "inject.clock_skews.", c.offset_ms);
+    c.drift_ppm = number(e, "drift_ppm", "inject.clock_skews.", c.drift_ppm);
+    check_rank(c.rank, ranks, "inject.clock_skews.rank");
+    inj.clock_skews.push_back(c);
+  });
+  each(obj, "faults", [&](const object& e) {
+    FaultInjection f;
+    f.rank = integer(e, "rank", "inject.faults.", f.rank);
+    f.step = integer(e, "step", "inject.faults.", f.step);
+    f.kind = text(e, "kind", "inject.faults.", f.kind);
+    check_rank(f.rank, ranks, "inject.faults.rank");
+    if (f.kind != "abort" && f.kind != "hang") fail("inject.faults.kind", "expected abort or hang");
+    inj.faults.push_back(f);
+  });
+  return inj;
+}
+
+}  // namespace
+
+RunConfig parse_run_config(const std::string& json_text) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(json_text);
+  object root;
+  if (auto error = parser.parse(padded).get_object().get(root)) {
+    throw std::invalid_argument(std::string("resolved configuration: not a JSON object: ") +
+                                simdjson::error_message(error));
+  }
+  RunConfig c;
+  c.experiment = text(root, "experiment", "", c.experiment);
+  c.config_label = text(root, "config_label", "", c.config_label);
+  c.repetition = integer(root, "repetition", "", c.repetition);
+  {
+    auto value = root.at_key("seed");
+    std::uint64_t seed = 0;
+    if (!value.error()) {
+      if (value.get_uint64().get(seed)) fail("seed", "expected a non-negative integer");
+      c.seed = seed;
+    }
+  }
+  c.backend = text(root, "backend", "", c.backend);
+  c.ranks = integer(root, "ranks", "", c.ranks);
+  c.warmup_steps = integer(root, "warmup_steps", "", c.warmup_steps);
+  c.steps = integer(root, "steps", "", c.steps);
+  if (c.backend != "cpu" && c.backend != "cuda" && c.backend != "sim") {
+    fail("backend", "expected cpu, cuda or sim");
+  }
+  if (c.ranks < 1) fail("ranks", "must be >= 1");
+  if (c.warmup_steps < 0) fail("warmup_steps", "must be >= 0");
+  if (c.steps < 1) fail("steps", "must be >= 1");
+  object model;
+  if (has(root, "model")) {
+    if (root["model"].get_object().get(model)) fail("model", "expected an object");
+    c.model = parse_model(model);
+  }
+  object inject;
+  if (has(root, "inject")) {
+    if (root["inject"].get_object().get(inject)) fail("inject", "expected an object");
+    c.inject = parse_injections(inject, c.ranks);
+  }
+  return c;
+}
+
+RunConfig load_run_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("resolved configuration: cannot read " + path);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_run_config(buffer.str());
+}
+
+}  // namespace stepmodel
