@@ -1,0 +1,67 @@
+#pragma once
+// A Plan is what a validated manifest expands to: the configurations (baseline + one factor
+// varied at a time, or a factorial cross when asked) and every run in execution order.
+// The launcher executes PlannedRuns; the store records configurations by `config_hash`.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace culprit::manifest {
+
+struct ExperimentSettings {
+  std::string name;
+  std::string manifest_path;
+  std::string manifest_text;  // verbatim, stored with the experiment
+  std::string manifest_hash;  // hex SHA-256 (or other stable digest) of manifest_text
+  std::string db;             // experiment.db, may be empty
+  int repetitions = 5;
+  int max_repetitions = 20;
+  int warmup_steps = 2;
+  int steps = 20;
+  std::uint64_t seed = 1;
+  double timeout_s = 600;
+  std::string order = "interleaved";  // interleaved | sequential
+  std::string design = "one-factor-at-a-time";
+  double alpha = 0.05;
+  double margin = 0.02;
+};
+
+struct Configuration {
+  std::string label;       // "baseline", "version=v2", "ranks=4", "delay=rank1:gemm.fwd:l1:40ms"
+  std::string factor;      // "" for the baseline; "version" | "ranks" | "delay" | "model.<key>"
+  std::string level_json;  // the level as JSON ("null" for the baseline)
+  bool is_baseline = false;
+  std::string version;  // name of the [versions.NAME] used, "" for the default workload
+  std::string backend;  // cpu | cuda | sim
+  int ranks = 1;
+  // argv of the workload; empty = the built-in culprit-step (or culprit-sim for backend sim).
+  // May contain the placeholders {config} and {out}.
+  std::vector<std::string> command;
+  std::map<std::string, std::string> env;
+  // The resolved configuration (docs/schema.md) without the per-run fields
+  // (repetition, seed). Canonical: keys sorted, so equal configurations hash equal.
+  std::string resolved_json;
+  std::string config_hash;  // hex digest of resolved_json + command + env
+};
+
+struct PlannedRun {
+  int config_index = 0;  // into Plan::configs
+  int repetition = 0;    // 0-based, per configuration
+  int position = 0;      // 0-based position in execution order
+  std::uint64_t seed = 0;  // per-run seed, derived deterministically from experiment.seed
+};
+
+struct Plan {
+  ExperimentSettings settings;
+  std::vector<Configuration> configs;  // configs[0] is the baseline
+  std::vector<PlannedRun> runs;        // in execution order
+  std::vector<std::string> warnings;
+  double estimated_seconds = 0;
+};
+
+// The resolved configuration of one run: the configuration's JSON plus repetition and seed.
+std::string run_config_json(const Plan& plan, const PlannedRun& run);
+
+}  // namespace culprit::manifest
