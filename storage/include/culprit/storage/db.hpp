@@ -1,0 +1,90 @@
+#pragma once
+// Thin RAII wrapper over the SQLite C API used by every module that touches the store.
+// Errors throw std::runtime_error naming the database file and SQLite's message.
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace culprit::storage {
+
+class Db;
+
+class Statement {
+ public:
+  Statement(Db& db, std::string_view sql);
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&&) = delete;
+  ~Statement();
+
+  // Binds are 1-based like SQLite's. Returns *this so calls chain.
+  Statement& bind(int index, std::int64_t value);
+  Statement& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
+  Statement& bind(int index, double value);
+  Statement& bind(int index, std::string_view value);  // copied (SQLITE_TRANSIENT)
+  Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
+  Statement& bind_null(int index);
+
+  // Advances; true while a row is available.
+  bool step();
+  // Runs a statement that returns no rows, then resets it for reuse.
+  void run();
+  void reset();
+
+  std::int64_t column_int(int index) const;
+  double column_double(int index) const;
+  std::string column_text(int index) const;
+  bool column_is_null(int index) const;
+  sqlite3_stmt* handle() { return stmt_; }
+
+ private:
+  Db* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class Db {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+  // Opens (creating with kReadWrite) a database file. Does not apply the schema: use
+  // open_store() for the results store.
+  explicit Db(const std::string& path, Mode mode = Mode::kReadWrite);
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+  ~Db();
+
+  void exec(std::string_view sql);
+  std::int64_t last_insert_id() const;
+  int changes() const;
+  // Single-value queries; nullopt when no row.
+  std::optional<std::int64_t> query_int(std::string_view sql);
+  std::optional<std::string> query_text(std::string_view sql);
+
+  const std::string& path() const { return path_; }
+  sqlite3* handle() { return db_; }
+  [[noreturn]] void fail(std::string_view what) const;
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+// Commits on commit(), rolls back when destroyed without it, so a half-done change never lands.
+class Transaction {
+ public:
+  explicit Transaction(Db& db, bool immediate = true);
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();
+  void commit();
+
+ private:
+  Db& db_;
+  bool done_ = false;
+};
+
+}  // namespace culprit::storage

@@ -1,0 +1,57 @@
+#pragma once
+// One run's raw facts in memory, as analysis reads them: events with interned names and the
+// per-rank clock models. Loaded from the results store (by run id) or straight from a run file.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "culprit/storage/db.hpp"
+
+namespace culprit::storage {
+
+enum class EventKind : std::uint8_t { kCompute, kCollective, kHost, kStep };
+
+struct Event {
+  std::int64_t begin_ns = 0;  // raw local clock of `rank`
+  std::int64_t end_ns = 0;
+  std::int64_t bytes = 0;
+  std::int32_t rank = 0;
+  std::int32_t step = -1;
+  std::int32_t microbatch = -1;
+  std::int32_t layer = -1;
+  std::int32_t seq = -1;
+  std::uint16_t name = 0;  // index into RunData::names
+  EventKind kind = EventKind::kCompute;
+};
+
+// aligned(t) = t + offset_ns + drift_ppm * 1e-6 * (t - ref_ns), |error| <= uncertainty_ns.
+struct ClockModel {
+  std::int32_t rank = 0;
+  std::int64_t ref_ns = 0;
+  double offset_ns = 0;
+  double drift_ppm = 0;
+  double uncertainty_ns = 0;
+  double aligned(std::int64_t t) const {
+    return static_cast<double>(t) + offset_ns + drift_ppm * 1e-6 * static_cast<double>(t - ref_ns);
+  }
+};
+
+struct RunData {
+  std::int64_t run_id = 0;  // 0 when loaded from a run file
+  int ranks = 0;
+  int warmup_steps = 0;
+  std::vector<std::string> names;
+  std::vector<Event> events;       // ordered by (step, rank, begin_ns)
+  std::vector<ClockModel> clocks;  // indexed by rank
+  std::map<std::string, std::string> meta;
+  std::string config_json;  // injection truth lives here: analysis must not read it
+
+  int name_index(const std::string& name) const;  // -1 when absent
+};
+
+RunData load_run(Db& store, std::int64_t run_id);
+RunData load_run_file(const std::string& path);
+
+}  // namespace culprit::storage

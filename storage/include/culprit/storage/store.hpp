@@ -1,0 +1,25 @@
+#pragma once
+// The results store: one SQLite file (WAL, foreign keys) holding experiments, configurations,
+// runs and every step of every rank. Schema in docs/schema.md ("Results store").
+
+#include <memory>
+#include <string>
+
+#include "culprit/storage/db.hpp"
+
+namespace culprit::storage {
+
+inline constexpr int kStoreSchemaVersion = 1;
+
+// Opens the store at `path`, creating it or migrating it forward to kStoreSchemaVersion.
+// Refuses (std::runtime_error) a store written by a newer culprit.
+std::unique_ptr<Db> open_store(const std::string& path);
+
+// Opens an existing store read-only (reporting commands): never creates a file.
+// Throws culprit::UsageError when the file does not exist.
+std::unique_ptr<Db> open_existing_store(const std::string& path);
+
+// The schema version recorded in the store (0 for an empty file).
+int schema_version(Db& db);
+
+}  // namespace culprit::storage

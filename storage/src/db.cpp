@@ -1,0 +1,141 @@
+#include "culprit/storage/db.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace culprit::storage {
+
+Db::Db(const std::string& path, Mode mode) : path_(path) {
+  const int flags =
+      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw std::runtime_error("database " + path + ": cannot open: " + message);
+  }
+  // Concurrent readers (culprit runs while culprit compare reads) wait instead of failing.
+  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+Db::~Db() {
+  sqlite3_close(db_);
+}
+
+void Db::fail(std::string_view what) const {
+  throw std::runtime_error("database " + path_ + ": " + std::string(what) + ": " +
+                           sqlite3_errmsg(db_));
+}
+
+void Db::exec(std::string_view sql) {
+  char* error = nullptr;
+  std::string text(sql);
+  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string message = error ? error : "unknown error";
+    sqlite3_free(error);
+    throw std::runtime_error("database " + path_ + ": " + message);
+  }
+}
+
+std::int64_t Db::last_insert_id() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+int Db::changes() const {
+  return sqlite3_changes(db_);
+}
+
+std::optional<std::int64_t> Db::query_int(std::string_view sql) {
+  Statement stmt(*this, sql);
+  if (!stmt.step() || stmt.column_is_null(0)) return std::nullopt;
+  return stmt.column_int(0);
+}
+
+std::optional<std::string> Db::query_text(std::string_view sql) {
+  Statement stmt(*this, sql);
+  if (!stmt.step() || stmt.column_is_null(0)) return std::nullopt;
+  return stmt.column_text(0);
+}
+
+Statement::Statement(Db& db, std::string_view sql) : db_(&db) {
+  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+      SQLITE_OK) {
+    db.fail("cannot prepare '" + std::string(sql.substr(0, 80)) + "'");
+  }
+}
+
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
+
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
+
+Statement& Statement::bind(int index, std::int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+Statement& Statement::bind(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+  return *this;
+}
+Statement& Statement::bind(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Statement& Statement::bind_null(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+bool Statement::step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_->fail("step failed");
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+  reset();
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+std::int64_t Statement::column_int(int index) const {
+  return sqlite3_column_int64(stmt_, index);
+}
+double Statement::column_double(int index) const {
+  return sqlite3_column_double(stmt_, index);
+}
+std::string Statement::column_text(int index) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, index));
+  return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, index)))
+              : std::string();
+}
+bool Statement::column_is_null(int index) const {
+  return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+
+Transaction::Transaction(Db& db, bool immediate) : db_(db) {
+  db_.exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN");
+}
+Transaction::~Transaction() {
+  if (!done_) {
+    try {
+      db_.exec("ROLLBACK");
+    } catch (...) {  // a destructor must not throw; the rollback is best effort
+    }
+  }
+}
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace culprit::storage

@@ -1,0 +1,173 @@
+#include <array>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "culprit/errors.hpp"
+#include "culprit/storage/store.hpp"
+
+namespace culprit::storage {
+namespace {
+
+// Forward migrations: entry i takes a store from version i to i + 1. Never edit a released
+// entry; append a new one and bump kStoreSchemaVersion.
+constexpr std::array<const char*, kStoreSchemaVersion> kMigrations = {
+    R"sql(
+CREATE TABLE experiments (
+  id             INTEGER PRIMARY KEY,
+  name           TEXT NOT NULL,
+  manifest_path  TEXT NOT NULL,
+  manifest_text  TEXT NOT NULL,
+  manifest_hash  TEXT NOT NULL,
+  created_at     TEXT NOT NULL,
+  forced_changes TEXT NOT NULL DEFAULT '',
+  UNIQUE (name)
+);
+CREATE TABLE configurations (
+  id            INTEGER PRIMARY KEY,
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  label         TEXT NOT NULL,
+  factor        TEXT NOT NULL,
+  level_json    TEXT NOT NULL,
+  is_baseline   INTEGER NOT NULL DEFAULT 0,
+  version       TEXT NOT NULL DEFAULT '',
+  backend       TEXT NOT NULL,
+  ranks         INTEGER NOT NULL,
+  command_json  TEXT NOT NULL DEFAULT '[]',
+  env_json      TEXT NOT NULL DEFAULT '{}',
+  resolved_json TEXT NOT NULL,
+  config_hash   TEXT NOT NULL,
+  UNIQUE (experiment_id, config_hash),
+  UNIQUE (experiment_id, label)
+);
+CREATE TABLE runs (
+  id            INTEGER PRIMARY KEY,
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  config_id     INTEGER NOT NULL REFERENCES configurations(id) ON DELETE CASCADE,
+  repetition    INTEGER NOT NULL,
+  position      INTEGER NOT NULL,
+  seed          INTEGER NOT NULL,
+  status        TEXT NOT NULL CHECK (status IN
+                  ('pending', 'running', 'ok', 'failed', 'timeout', 'crashed', 'interrupted')),
+  attempt       INTEGER NOT NULL DEFAULT 1,
+  started_at    TEXT,
+  finished_at   TEXT,
+  wall_s        REAL,
+  exit_code     INTEGER,
+  signal        INTEGER,
+  median_ms     REAL,
+  steps_measured INTEGER,
+  error         TEXT NOT NULL DEFAULT '',
+  command_json  TEXT NOT NULL DEFAULT '[]',
+  stdout_tail   TEXT NOT NULL DEFAULT '',
+  stderr_tail   TEXT NOT NULL DEFAULT '',
+  shard         TEXT NOT NULL DEFAULT '',
+  UNIQUE (config_id, repetition)
+);
+CREATE TABLE run_meta (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE TABLE run_config_echo (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  json   TEXT NOT NULL
+);
+CREATE TABLE provenance (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank   INTEGER NOT NULL,
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  PRIMARY KEY (run_id, rank, key)
+) WITHOUT ROWID;
+CREATE TABLE clock_models (
+  run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank           INTEGER NOT NULL,
+  host           TEXT NOT NULL,
+  ref_ns         INTEGER NOT NULL,
+  offset_ns      REAL NOT NULL,
+  drift_ppm      REAL NOT NULL,
+  uncertainty_ns REAL NOT NULL,
+  start_rtt_ns   REAL NOT NULL,
+  end_rtt_ns     REAL NOT NULL,
+  exchanges      INTEGER NOT NULL,
+  PRIMARY KEY (run_id, rank)
+) WITHOUT ROWID;
+CREATE TABLE events (
+  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank       INTEGER NOT NULL,
+  step       INTEGER NOT NULL,
+  microbatch INTEGER NOT NULL,
+  layer      INTEGER NOT NULL,
+  seq        INTEGER NOT NULL,
+  kind       TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  begin_ns   INTEGER NOT NULL,
+  end_ns     INTEGER NOT NULL,
+  bytes      INTEGER NOT NULL,
+  device     INTEGER NOT NULL,
+  stream     INTEGER NOT NULL
+);
+CREATE INDEX events_by_run_step ON events (run_id, step, rank);
+CREATE TABLE steps (
+  run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step        INTEGER NOT NULL,
+  time_ms     REAL NOT NULL,
+  boundary_ns REAL NOT NULL,
+  last_rank   INTEGER NOT NULL,
+  warmup      INTEGER NOT NULL,
+  PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+CREATE INDEX runs_by_config ON runs (config_id, status);
+CREATE INDEX runs_by_experiment ON runs (experiment_id, position);
+)sql",
+};
+
+}  // namespace
+
+int schema_version(Db& db) {
+  return static_cast<int>(db.query_int("PRAGMA user_version").value_or(0));
+}
+
+std::unique_ptr<Db> open_store(const std::string& path) {
+  auto db = std::make_unique<Db>(path);
+  db->exec("PRAGMA journal_mode=WAL");
+  db->exec("PRAGMA foreign_keys=ON");
+  db->exec("PRAGMA synchronous=NORMAL");
+  const int version = schema_version(*db);
+  if (version > kStoreSchemaVersion) {
+    throw std::runtime_error("database " + path + " has schema version " + std::to_string(version) +
+                             ", newer than this culprit (" + std::to_string(kStoreSchemaVersion) +
+                             "): upgrade culprit or use another --db");
+  }
+  for (int v = version; v < kStoreSchemaVersion; ++v) {
+    Transaction tx(*db);
+    db->exec(kMigrations[static_cast<std::size_t>(v)]);
+    db->exec("PRAGMA user_version = " + std::to_string(v + 1));
+    tx.commit();
+  }
+  return db;
+}
+
+std::unique_ptr<Db> open_existing_store(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    throw UsageError("database " + path +
+                     " does not exist: run `culprit run MANIFEST` first, or pass --db PATH");
+  }
+  auto db = std::make_unique<Db>(path);
+  db->exec("PRAGMA foreign_keys=ON");
+  const int version = schema_version(*db);
+  if (version != kStoreSchemaVersion) {
+    if (version > kStoreSchemaVersion || version == 0) {
+      throw UsageError("database " + path + " is not a culprit store of schema version " +
+                       std::to_string(kStoreSchemaVersion) + " (found " + std::to_string(version) +
+                       ")");
+    }
+    db.reset();
+    return open_store(path);  // older: migrate forward
+  }
+  return db;
+}
+
+}  // namespace culprit::storage

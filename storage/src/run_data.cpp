@@ -1,0 +1,121 @@
+#include "culprit/storage/run_data.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace culprit::storage {
+namespace {
+
+EventKind parse_kind(const std::string& kind) {
+  if (kind == "collective") return EventKind::kCollective;
+  if (kind == "host") return EventKind::kHost;
+  if (kind == "step") return EventKind::kStep;
+  return EventKind::kCompute;
+}
+
+// `filter` is "" for a run file, or "WHERE run_id = ?1" for the store.
+RunData load(Db& db, const std::string& filter, std::int64_t run_id) {
+  RunData run;
+  run.run_id = run_id;
+  auto bind = [&](Statement& stmt) {
+    if (!filter.empty()) stmt.bind(1, run_id);
+  };
+  {
+    Statement stmt(db, "SELECT key, value FROM " +
+                           std::string(filter.empty() ? "meta" : "run_meta") + " " + filter);
+    bind(stmt);
+    while (stmt.step()) run.meta[stmt.column_text(0)] = stmt.column_text(1);
+  }
+  {
+    Statement stmt(db, "SELECT json FROM " +
+                           std::string(filter.empty() ? "config_echo" : "run_config_echo") + " " +
+                           filter);
+    bind(stmt);
+    if (stmt.step()) run.config_json = stmt.column_text(0);
+  }
+  {
+    Statement stmt(db,
+                   "SELECT rank, ref_ns, offset_ns, drift_ppm, uncertainty_ns FROM clock_models " +
+                       filter + " ORDER BY rank");
+    bind(stmt);
+    while (stmt.step()) {
+      ClockModel c;
+      c.rank = static_cast<std::int32_t>(stmt.column_int(0));
+      c.ref_ns = stmt.column_int(1);
+      c.offset_ns = stmt.column_double(2);
+      c.drift_ppm = stmt.column_double(3);
+      c.uncertainty_ns = stmt.column_double(4);
+      run.clocks.push_back(c);
+    }
+  }
+  std::unordered_map<std::string, std::uint16_t> interned;
+  {
+    Statement stmt(db,
+                   "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes "
+                   "FROM events " +
+                       filter + " ORDER BY step, rank, begin_ns");
+    bind(stmt);
+    while (stmt.step()) {
+      Event e;
+      e.rank = static_cast<std::int32_t>(stmt.column_int(0));
+      e.step = static_cast<std::int32_t>(stmt.column_int(1));
+      e.microbatch = static_cast<std::int32_t>(stmt.column_int(2));
+      e.layer = static_cast<std::int32_t>(stmt.column_int(3));
+      e.seq = static_cast<std::int32_t>(stmt.column_int(4));
+      e.kind = parse_kind(stmt.column_text(5));
+      std::string name = stmt.column_text(6);
+      auto [it, inserted] =
+          interned.try_emplace(name, static_cast<std::uint16_t>(run.names.size()));
+      if (inserted) run.names.push_back(name);
+      e.name = it->second;
+      e.begin_ns = stmt.column_int(7);
+      e.end_ns = stmt.column_int(8);
+      e.bytes = stmt.column_int(9);
+      run.events.push_back(e);
+    }
+  }
+  auto meta_int = [&](const char* key, int fallback) {
+    auto it = run.meta.find(key);
+    return it == run.meta.end() ? fallback : std::stoi(it->second);
+  };
+  int max_rank = -1;
+  for (const Event& e : run.events) max_rank = std::max(max_rank, e.rank);
+  run.ranks = meta_int("ranks", max_rank + 1);
+  run.warmup_steps = meta_int("warmup_steps", 0);
+  // Index clocks by rank; a rank without a model is taken as already on rank 0's clock.
+  std::vector<ClockModel> by_rank(static_cast<std::size_t>(std::max(run.ranks, 0)));
+  for (std::size_t r = 0; r < by_rank.size(); ++r) by_rank[r].rank = static_cast<std::int32_t>(r);
+  for (const ClockModel& c : run.clocks) {
+    if (c.rank >= 0 && c.rank < run.ranks) by_rank[static_cast<std::size_t>(c.rank)] = c;
+  }
+  run.clocks = std::move(by_rank);
+  return run;
+}
+
+}  // namespace
+
+int RunData::name_index(const std::string& name) const {
+  auto it = std::find(names.begin(), names.end(), name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+RunData load_run(Db& store, std::int64_t run_id) {
+  auto exists = Statement(store, "SELECT 1 FROM runs WHERE id = ?1");
+  exists.bind(1, run_id);
+  if (!exists.step()) {
+    throw std::invalid_argument("run " + std::to_string(run_id) + " is not in " + store.path() +
+                                ": list runs with `culprit runs`");
+  }
+  return load(store, "WHERE run_id = ?1", run_id);
+}
+
+RunData load_run_file(const std::string& path) {
+  if (!std::filesystem::exists(path))
+    throw std::invalid_argument("run file " + path + " not found");
+  Db db(path, Db::Mode::kReadOnly);
+  return load(db, "", 0);
+}
+
+}  // namespace culprit::storage

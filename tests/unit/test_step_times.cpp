@@ -1,0 +1,43 @@
+#include <doctest/doctest.h>
+
+#include "culprit/analysis/step_times.hpp"
+
+using namespace culprit;
+
+namespace {
+storage::Event step_event(int rank, int step, std::int64_t begin, std::int64_t end) {
+  storage::Event e;
+  e.kind = storage::EventKind::kStep;
+  e.rank = rank;
+  e.step = step;
+  e.begin_ns = begin;
+  e.end_ns = end;
+  return e;
+}
+}  // namespace
+
+TEST_CASE("step time runs from one global boundary to the next on the aligned clock") {
+  storage::RunData run;
+  run.ranks = 2;
+  run.warmup_steps = 1;
+  run.clocks.resize(2);
+  run.clocks[1].rank = 1;
+  run.clocks[1].offset_ns = -1'000'000'000;  // rank 1's raw clock runs 1 s ahead
+  // step 0: rank 0 ends at 10 ms, rank 1 at 12 ms (aligned)
+  run.events.push_back(step_event(0, 0, 0, 10'000'000));
+  run.events.push_back(step_event(1, 0, 1'000'000'000, 1'012'000'000));
+  // step 1: rank 0 ends at 30 ms, rank 1 at 25 ms
+  run.events.push_back(step_event(0, 1, 10'000'000, 30'000'000));
+  run.events.push_back(step_event(1, 1, 1'012'000'000, 1'025'000'000));
+  // step 2: only rank 0 -> incomplete, ignored
+  run.events.push_back(step_event(0, 2, 30'000'000, 40'000'000));
+
+  auto steps = analysis::step_times(run);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].warmup);
+  CHECK(steps[0].time_ms == doctest::Approx(12.0));
+  CHECK(steps[0].last_rank == 1);
+  CHECK(steps[1].time_ms == doctest::Approx(18.0));
+  CHECK(steps[1].last_rank == 0);
+  CHECK(analysis::median_step_ms(steps) == doctest::Approx(18.0));
+}
