@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "stepclock/runfile.hpp"
 
@@ -15,8 +16,9 @@ namespace {
 class Database {
  public:
   explicit Database(const std::string& path) : path_(path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-        SQLITE_OK) {
+    if (sqlite3_open_v2(path.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
       std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
       throw std::runtime_error("run file " + path + ": cannot create: " + message);
@@ -73,28 +75,58 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// One INSERT carries kBatchRows rows: for large runs SQLite's per-statement cost dominates
+// single-row inserts, and batching roughly halves the write time of a 13 M-event run file.
+constexpr int kBatchRows = 64;
+constexpr int kEventColumns = 12;
+
+std::string insert_events_sql(int rows) {
+  std::string sql =
+      "INSERT INTO events (rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, "
+      "bytes, device, stream) VALUES ";
+  for (int r = 0; r < rows; ++r) {
+    sql += r == 0 ? "(?,?,?,?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?,?,?,?)";
+  }
+  return sql;
+}
+
+// Binds one event to parameters first+1 .. first+kEventColumns.
+void bind_event(Database& db, Statement& insert, int first, const EventRecord& e,
+                const RunFileContents& contents) {
+  if (e.name >= contents.names.size()) {
+    throw std::runtime_error("run file " + db.path() + ": event name index " +
+                             std::to_string(e.name) + " is not interned");
+  }
+  insert.bind(first + 1, std::int64_t{e.rank});
+  insert.bind(first + 2, std::int64_t{e.step});
+  insert.bind(first + 3, std::int64_t{e.microbatch});
+  insert.bind(first + 4, std::int64_t{e.layer});
+  insert.bind(first + 5, std::int64_t{e.seq});
+  insert.bind_static(first + 6, event_kind_name(e.kind));
+  insert.bind(first + 7, contents.names[e.name]);
+  insert.bind(first + 8, e.begin_ns);
+  insert.bind(first + 9, e.end_ns);
+  insert.bind(first + 10, e.bytes);
+  insert.bind(first + 11, std::int64_t{e.device});
+  insert.bind(first + 12, std::int64_t{e.stream});
+}
+
 void write_events(Database& db, const RunFileContents& contents) {
-  Statement insert(db,
-                   "INSERT INTO events (rank, step, microbatch, layer, seq, kind, name, begin_ns, "
-                   "end_ns, bytes, device, stream) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-  for (const EventRecord& e : contents.events) {
-    if (e.name >= contents.names.size()) {
-      throw std::runtime_error("run file " + db.path() + ": event name index " +
-                               std::to_string(e.name) + " is not interned");
+  const std::vector<EventRecord>& events = contents.events;
+  std::size_t i = 0;
+  if (events.size() >= static_cast<std::size_t>(kBatchRows)) {
+    Statement batch(db, insert_events_sql(kBatchRows).c_str());
+    for (; i + kBatchRows <= events.size(); i += kBatchRows) {
+      for (int j = 0; j < kBatchRows; ++j) {
+        bind_event(db, batch, j * kEventColumns, events[i + static_cast<std::size_t>(j)], contents);
+      }
+      batch.step_and_reset();
     }
-    insert.bind(1, std::int64_t{e.rank});
-    insert.bind(2, std::int64_t{e.step});
-    insert.bind(3, std::int64_t{e.microbatch});
-    insert.bind(4, std::int64_t{e.layer});
-    insert.bind(5, std::int64_t{e.seq});
-    insert.bind_static(6, event_kind_name(e.kind));
-    insert.bind(7, contents.names[e.name]);
-    insert.bind(8, e.begin_ns);
-    insert.bind(9, e.end_ns);
-    insert.bind(10, e.bytes);
-    insert.bind(11, std::int64_t{e.device});
-    insert.bind(12, std::int64_t{e.stream});
-    insert.step_and_reset();
+  }
+  Statement single(db, insert_events_sql(1).c_str());
+  for (; i < events.size(); ++i) {
+    bind_event(db, single, 0, events[i], contents);
+    single.step_and_reset();
   }
 }
 
@@ -157,7 +189,13 @@ void write_run_file(const std::string& path, const RunFileContents& contents) {
   try {
     {
       Database db(temp);
-      db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=65536;");
+      // The file is private until the rename, so no journal, no locking and a large cache.
+      // `kind` is only ever written from event_kind_name(), so the schema's CHECK on it cannot
+      // fail here; evaluating it per row (an IN list) cost more than half the write time.
+      db.exec(
+          "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+          "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
+          "PRAGMA ignore_check_constraints=ON;");
       db.exec("BEGIN");
       db.exec(run_file_schema_sql());
       write_metadata(db, contents);
