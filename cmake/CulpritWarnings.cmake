@@ -2,7 +2,8 @@
 # so a module cannot silently opt out of -Werror in CI.
 add_library(culprit_warnings INTERFACE)
 target_compile_options(culprit_warnings INTERFACE
-  $<$<COMPILE_LANGUAGE:C,CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>)
+  $<$<COMPILE_LANGUAGE:C,CXX>:-Wall -Wextra -Wpedantic -Wshadow>
+  $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor>)
 if(CULPRIT_WERROR)
   target_compile_options(culprit_warnings INTERFACE $<$<COMPILE_LANGUAGE:C,CXX>:-Werror>)
 endif()

@@ -1,0 +1,309 @@
+// The C API over one per-process session. A C API for an MPI application is necessarily
+// process-wide (like MPI itself); everything it delegates to is a plain class or function.
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "clock_sync.hpp"
+#include "gather.hpp"
+#include "provenance.hpp"
+#include "stepclock/clock.hpp"
+#include "stepclock/clock_model.hpp"
+#include "stepclock/event_buffer.hpp"
+#include "stepclock/runfile.hpp"
+#include "stepclock/stepclock.h"
+
+namespace {
+
+using stepclock::EventBuffer;
+using stepclock::OffsetEstimate;
+
+struct Session {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0;
+  int size = 1;
+  stepclock::RawClock clock;
+  std::unique_ptr<EventBuffer> buffer;
+  std::vector<std::string> names;
+  std::map<std::string, std::uint16_t, std::less<>> name_ids;
+  std::vector<std::pair<std::string, std::string>> meta;
+  stepclock::KeyValues provenance;
+  stepclock::KeyValues job_provenance;
+  std::vector<OffsetEstimate> start;  // rank 0 only
+  std::vector<OffsetEstimate> end;    // rank 0 only
+  int exchanges = 0;
+  std::string started_at;
+  std::uint16_t step_name = 0;
+};
+
+Session* g_session = nullptr;
+thread_local std::string g_error;
+
+int fail(const std::string& message) {
+  g_error = message;
+  return -1;
+}
+
+int require_session(const char* function) {
+  if (g_session == nullptr) return fail(std::string(function) + ": call stepclock_init first");
+  return 0;
+}
+
+void set_or_replace(std::vector<std::pair<std::string, std::string>>& pairs, const char* key,
+                    const char* value) {
+  for (auto& [k, v] : pairs) {
+    if (k == key) {
+      v = value;
+      return;
+    }
+  }
+  pairs.emplace_back(key, value);
+}
+
+std::vector<OffsetEstimate> sync(Session& s, int exchanges) {
+  if (exchanges < 10) throw std::invalid_argument("at least 10 exchanges are required");
+  s.exchanges = exchanges;
+  return stepclock::exchange_clocks(s.comm, s.clock, exchanges);
+}
+
+stepclock::RunFileContents collect(Session& s, const char* config_json) {
+  stepclock::RunFileContents contents;
+  // Names: every rank may have interned names in a different order; rank 0 unifies them.
+  const auto all_names = stepclock::gather_strings(s.comm, s.names);
+  std::vector<std::string> mine;
+  for (const auto& [key, value] : s.provenance) {
+    mine.push_back(key);
+    mine.push_back(value);
+  }
+  mine.push_back("events_dropped");
+  mine.push_back(std::to_string(s.buffer->dropped()));
+  const auto all_provenance = stepclock::gather_strings(s.comm, mine);
+  std::vector<stepclock::EventRecord> events =
+      stepclock::gather_events(s.comm, s.buffer->data(), s.buffer->size());
+  if (s.rank != 0) return contents;
+
+  std::map<std::string, std::uint16_t> global;
+  std::vector<std::vector<std::uint16_t>> remap(all_names.size());
+  for (std::size_t r = 0; r < all_names.size(); ++r) {
+    for (const std::string& name : all_names[r]) {
+      auto [it, inserted] = global.emplace(name, static_cast<std::uint16_t>(contents.names.size()));
+      if (inserted) contents.names.push_back(name);
+      remap[r].push_back(it->second);
+    }
+  }
+  for (stepclock::EventRecord& e : events) {
+    const auto& table = remap[static_cast<std::size_t>(e.rank)];
+    e.name = e.name < table.size() ? table[e.name] : 0;
+  }
+  contents.events = std::move(events);
+
+  std::vector<std::string> hosts(static_cast<std::size_t>(s.size), "unknown");
+  for (std::size_t r = 0; r < all_provenance.size(); ++r) {
+    const auto& list = all_provenance[r];
+    for (std::size_t i = 0; i + 1 < list.size(); i += 2) {
+      contents.provenance.push_back({static_cast<std::int32_t>(r), list[i], list[i + 1]});
+      if (list[i] == "host") hosts[r] = list[i + 1];
+    }
+  }
+  for (const auto& [key, value] : s.job_provenance) {
+    contents.provenance.push_back({-1, key, value});
+  }
+  for (int r = 0; r < s.size; ++r) {
+    const auto index = static_cast<std::size_t>(r);
+    const OffsetEstimate none;
+    stepclock::ClockModel model =
+        stepclock::clock_model(r, index < s.start.size() ? s.start[index] : none,
+                               index < s.end.size() ? s.end[index] : none, s.exchanges);
+    if (r == 0) {
+      model = stepclock::ClockModel{};
+      model.ref_ns = index < s.start.size() ? s.start[0].peer_ns : 0;
+      model.exchanges = s.exchanges;
+    }
+    model.host = hosts[index];
+    contents.clocks.push_back(model);
+  }
+  contents.meta = s.meta;
+  set_or_replace(contents.meta, "ranks", std::to_string(s.size).c_str());
+  set_or_replace(contents.meta, "finished_at", stepclock::iso8601_utc_now().c_str());
+  bool has_started = false;
+  bool has_source = false;
+  for (const auto& [key, value] : contents.meta) {
+    has_started |= key == "started_at";
+    has_source |= key == "source";
+  }
+  if (!has_started) contents.meta.emplace_back("started_at", s.started_at);
+  if (!has_source) contents.meta.emplace_back("source", "application");
+  contents.config_json = config_json ? config_json : "{}";
+  return contents;
+}
+
+}  // namespace
+
+extern "C" {
+
+int stepclock_init(MPI_Comm comm, int64_t capacity_events) {
+  if (g_session != nullptr) return fail("stepclock_init: already initialized");
+  if (capacity_events < 1) return fail("stepclock_init: capacity must be >= 1 event");
+  try {
+    auto session = std::make_unique<Session>();
+    MPI_Comm_dup(comm, &session->comm);
+    MPI_Comm_rank(session->comm, &session->rank);
+    MPI_Comm_size(session->comm, &session->size);
+    session->buffer =
+        std::make_unique<EventBuffer>(session->rank, static_cast<std::size_t>(capacity_events));
+    session->started_at = stepclock::iso8601_utc_now();
+    g_session = session.release();
+    g_session->step_name = stepclock_name("step");
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(std::string("stepclock_init: ") + e.what());
+  }
+}
+
+int stepclock_inject_clock_skew(double offset_ms, double drift_ppm) {
+  if (require_session("stepclock_inject_clock_skew") != 0) return -1;
+  g_session->clock.set_skew(offset_ms * 1e6, drift_ppm, stepclock::monotonic_ns());
+  return 0;
+}
+
+int stepclock_sync_start(int exchanges) {
+  if (require_session("stepclock_sync_start") != 0) return -1;
+  try {
+    g_session->start = sync(*g_session, exchanges);
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(std::string("stepclock_sync_start: ") + e.what());
+  }
+}
+
+int stepclock_sync_end(int exchanges) {
+  if (require_session("stepclock_sync_end") != 0) return -1;
+  try {
+    g_session->end = sync(*g_session, exchanges);
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(std::string("stepclock_sync_end: ") + e.what());
+  }
+}
+
+uint16_t stepclock_name(const char* name) {
+  if (g_session == nullptr || name == nullptr) return 0;
+  auto it = g_session->name_ids.find(std::string_view(name));
+  if (it != g_session->name_ids.end()) return it->second;
+  const auto id = static_cast<std::uint16_t>(g_session->names.size());
+  g_session->names.emplace_back(name);
+  g_session->name_ids.emplace(name, id);
+  return id;
+}
+
+int64_t stepclock_now(void) {
+  return g_session ? g_session->clock.now() : stepclock::monotonic_ns();
+}
+
+stepclock_region stepclock_begin(stepclock_kind kind, uint16_t name, stepclock_ids ids) {
+  Session* s = g_session;
+  if (s == nullptr) return EventBuffer::kDropped;
+  const stepclock::RegionIds region{static_cast<stepclock::EventKind>(kind),
+                                    name,
+                                    ids.step,
+                                    ids.microbatch,
+                                    ids.layer,
+                                    ids.seq,
+                                    ids.bytes};
+  return s->buffer->begin(region, s->clock.now());
+}
+
+void stepclock_end(stepclock_region region) {
+  Session* s = g_session;
+  if (s != nullptr) s->buffer->end(region, s->clock.now());
+}
+
+stepclock_region stepclock_step_begin(int32_t step) {
+  Session* s = g_session;
+  if (s == nullptr) return EventBuffer::kDropped;
+  return stepclock_begin(STEPCLOCK_STEP, s->step_name, stepclock_ids{step, -1, -1, -1, 0});
+}
+
+void stepclock_step_end(stepclock_region region) {
+  stepclock_end(region);
+}
+
+int stepclock_record(const stepclock_event* event) {
+  if (require_session("stepclock_record") != 0) return -1;
+  stepclock::EventRecord e;
+  e.begin_ns = event->begin_ns;
+  e.end_ns = event->end_ns;
+  e.bytes = event->ids.bytes;
+  e.step = event->ids.step;
+  e.microbatch = event->ids.microbatch;
+  e.layer = event->ids.layer;
+  e.seq = event->ids.seq;
+  e.device = event->device;
+  e.stream = event->stream;
+  e.name = event->name;
+  e.kind = static_cast<stepclock::EventKind>(event->kind);
+  return g_session->buffer->record(e) ? 0 : fail("stepclock_record: event buffer full");
+}
+
+int64_t stepclock_dropped(void) {
+  return g_session ? g_session->buffer->dropped() : 0;
+}
+
+int stepclock_set_meta(const char* key, const char* value) {
+  if (require_session("stepclock_set_meta") != 0) return -1;
+  set_or_replace(g_session->meta, key, value);
+  return 0;
+}
+
+int stepclock_add_provenance(const char* key, const char* value) {
+  if (require_session("stepclock_add_provenance") != 0) return -1;
+  g_session->provenance.emplace_back(key, value);
+  return 0;
+}
+
+int stepclock_add_job_provenance(const char* key, const char* value) {
+  if (require_session("stepclock_add_job_provenance") != 0) return -1;
+  g_session->job_provenance.emplace_back(key, value);
+  return 0;
+}
+
+int stepclock_write_run_file(const char* path, const char* config_json) {
+  if (require_session("stepclock_write_run_file") != 0) return -1;
+  Session& s = *g_session;
+  int status = 0;
+  std::string message;
+  try {
+    for (auto& entry : stepclock::rank_provenance()) s.provenance.push_back(std::move(entry));
+    for (auto& entry : stepclock::job_provenance(s.comm)) {
+      s.job_provenance.push_back(std::move(entry));
+    }
+    const stepclock::RunFileContents contents = collect(s, config_json);
+    if (s.rank == 0) stepclock::write_run_file(path, contents);
+  } catch (const std::exception& e) {
+    status = -1;
+    message = e.what();
+  }
+  // Every rank learns whether rank 0 wrote the file, so the job's exit status agrees.
+  MPI_Bcast(&status, 1, MPI_INT, 0, s.comm);
+  if (status != 0) {
+    return fail("stepclock_write_run_file: " +
+                (message.empty() ? std::string("rank 0 failed to write the run file") : message));
+  }
+  return 0;
+}
+
+void stepclock_finalize(void) {
+  if (g_session == nullptr) return;
+  MPI_Comm_free(&g_session->comm);
+  delete g_session;
+  g_session = nullptr;
+}
+
+const char* stepclock_last_error(void) {
+  return g_error.c_str();
+}
+
+}  // extern "C"

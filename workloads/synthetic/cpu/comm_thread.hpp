@@ -1,0 +1,54 @@
+#pragma once
+// A communication thread for overlapped gradient all-reduces on the CPU backend. Open MPI's
+// non-blocking collectives only progress inside MPI calls, so a bucket's MPI_Iallreduce would
+// sit idle while the main thread runs BLAS; a thread that owns the blocking MPI_Allreduce
+// gives real progress. Hand-off is by atomics (futex wait/notify): no lock, no allocation.
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "../injection.hpp"
+
+namespace synthetic {
+
+struct AllreduceJob {
+  void* data = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_FLOAT;
+  std::int64_t bytes = 0;
+  int step = 0;
+  int seq = 0;
+  std::uint16_t name = 0;
+  PhaseDelay delay;  // late arrival: spent before the call
+};
+
+// Runs one all-reduce with its event (arrival = call entry, completion = return); returns
+// the MPI error code.
+int timed_allreduce(const AllreduceJob& job, MPI_Comm comm);
+
+class CommThread {
+ public:
+  CommThread(MPI_Comm comm, std::size_t max_in_flight);
+  CommThread(const CommThread&) = delete;
+  CommThread& operator=(const CommThread&) = delete;
+  ~CommThread();
+
+  void post(const AllreduceJob& job);
+  void wait_all();  // returns when every posted job has completed
+
+ private:
+  void loop();
+
+  MPI_Comm comm_;
+  std::vector<AllreduceJob> ring_;
+  std::atomic<std::uint64_t> posted_{0};
+  std::atomic<std::uint64_t> completed_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace synthetic

@@ -1,0 +1,88 @@
+#include "workload.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "backend.hpp"
+#include "injection.hpp"
+#include "step_runner.hpp"
+#include "stepclock/stepclock.hpp"
+
+namespace synthetic {
+namespace {
+
+constexpr int kClockExchanges = 20;
+
+std::string number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.17g", value);
+  return text;
+}
+
+void set_meta(const stepmodel::RunConfig& config) {
+  const auto& m = config.model;
+  stepclock::check(stepclock_set_meta("backend", config.backend.c_str()), "meta");
+  stepclock::check(stepclock_set_meta("warmup_steps", std::to_string(config.warmup_steps).c_str()),
+                   "meta");
+  stepclock::check(stepclock_set_meta("steps", std::to_string(config.steps).c_str()), "meta");
+  stepclock::check(stepclock_set_meta("model_flops_per_step",
+                                      number(stepmodel::model_flops_per_step(m)).c_str()),
+                   "meta");
+  stepclock::check(
+      stepclock_set_meta("parameter_bytes", std::to_string(stepmodel::parameter_bytes(m)).c_str()),
+      "meta");
+  stepclock::check(stepclock_set_meta("source", "culprit-step"), "meta");
+}
+
+}  // namespace
+
+void check_runnable(const stepmodel::RunConfig& config, int mpi_ranks) {
+  if (config.backend == "sim") {
+    throw std::invalid_argument("backend: 'sim' runs in culprit-sim, not culprit-step");
+  }
+  if (config.ranks != mpi_ranks) {
+    throw std::invalid_argument("ranks: the configuration says " + std::to_string(config.ranks) +
+                                " but mpirun started " + std::to_string(mpi_ranks) +
+                                "; launch with mpirun -np " + std::to_string(config.ranks));
+  }
+  if (config.backend == "cpu") {
+    for (const auto& d : config.inject.delays) {
+      if (d.mode == "gpu") {
+        throw std::invalid_argument(
+            "inject.delays.mode: 'gpu' needs backend cuda; use spin or sleep on the cpu backend");
+      }
+    }
+  }
+}
+
+void run_workload(const stepmodel::RunConfig& config, const std::string& config_text,
+                  const std::string& run_file, int rank, int ranks) {
+  stepclock::check(stepclock_init(MPI_COMM_WORLD, events_per_rank(config) + 16), "stepclock");
+  const RankInjections injections(config, rank);
+  if (injections.has_skew()) {
+    stepclock::check(
+        stepclock_inject_clock_skew(injections.skew_offset_ms(), injections.skew_drift_ppm()),
+        "clock skew");
+  }
+  std::unique_ptr<Backend> backend = config.backend == "cuda"
+                                         ? make_cuda_backend(config, injections, rank, ranks)
+                                         : make_cpu_backend(config, injections, rank, ranks);
+  set_meta(config);
+  stepclock::check(stepclock_sync_start(kClockExchanges), "clock sync");
+  run_steps(*backend, config, injections);
+  stepclock::check(stepclock_sync_end(kClockExchanges), "clock sync");
+  if (stepclock_dropped() > 0) {
+    throw std::runtime_error("event buffer overflow: " + std::to_string(stepclock_dropped()) +
+                             " events dropped (bug in the capacity estimate)");
+  }
+  for (const auto& [key, value] : backend->provenance()) {
+    stepclock::check(stepclock_add_provenance(key.c_str(), value.c_str()), "provenance");
+  }
+  backend.reset();
+  stepclock::check(
+      stepclock_write_run_file(run_file.c_str(), rank == 0 ? config_text.c_str() : nullptr),
+      "run file");
+  stepclock_finalize();
+}
+
+}  // namespace synthetic
