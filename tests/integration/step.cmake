@@ -6,10 +6,7 @@ find_program(CULPRIT_SQLITE3 sqlite3)
 add_executable(stepclock_c_api_example ${CMAKE_CURRENT_SOURCE_DIR}/step/c_api_example.c)
 set_target_properties(stepclock_c_api_example PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
   LINKER_LANGUAGE CXX)
-target_link_libraries(stepclock_c_api_example PRIVATE stepclock)
-# culprit_warnings passes the C++-only -Wnon-virtual-dtor to C too; use the C subset here.
-target_compile_options(stepclock_c_api_example PRIVATE -Wall -Wextra -Wpedantic
-  $<$<BOOL:${CULPRIT_WERROR}>:-Werror>)
+target_link_libraries(stepclock_c_api_example PRIVATE stepclock culprit_warnings)
 if(NOT CULPRIT_SQLITE3)
   message(STATUS "culprit: sqlite3 command-line tool not found: step.* integration tests off "
                  "(apt-get install sqlite3)")
