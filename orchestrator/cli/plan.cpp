@@ -1,4 +1,9 @@
+#include <iostream>
+
 #include "command.hpp"
+#include "culprit/manifest/manifest.hpp"
+#include "culprit/manifest/plan_render.hpp"
+#include "culprit/manifest/planner.hpp"
 
 namespace culprit::cli {
 
@@ -6,9 +11,16 @@ void register_plan(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "plan", "Print the configurations and runs a manifest expands to, in execution order");
   auto options = std::make_shared<CommonOptions>();
+  auto manifest_path = std::make_shared<std::string>();
+  command->add_option("MANIFEST", *manifest_path, "The experiment manifest (TOML)")->required();
   add_json_flag(*command, *options);
-  add_db_option(*command, *options);
-  command->callback([&outcome] { outcome.exit_code = not_implemented("plan", "4"); });
+  command->callback([&outcome, options, manifest_path] {
+    // Planning writes nothing: no database, no files; a bad manifest throws UsageError (exit 2).
+    const auto plan = manifest::make_plan(manifest::load_manifest(*manifest_path));
+    std::cout << (options->json ? manifest::render_plan_json(plan) + "\n"
+                                : manifest::render_plan_text(plan));
+    outcome.exit_code = exit_code::kOk;
+  });
 }
 
 }  // namespace culprit::cli

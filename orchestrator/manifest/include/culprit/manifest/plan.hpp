@@ -44,6 +44,9 @@ struct Configuration {
   // (repetition, seed). Canonical: keys sorted, so equal configurations hash equal.
   std::string resolved_json;
   std::string config_hash;  // hex digest of resolved_json + command + env
+  // Cost model (docs/manifest.md "Estimated cost"): predicted step time and wall time per run.
+  double predicted_step_ms = 0;
+  double estimated_run_s = 0;
 };
 
 struct PlannedRun {

@@ -1,0 +1,272 @@
+#include "compose.hpp"
+
+#include <stdexcept>
+
+#include "culprit/manifest/sha256.hpp"
+#include "model_keys.hpp"
+#include "stepmodel/config.hpp"
+
+namespace culprit::manifest::detail {
+namespace {
+
+using stepmodel::DelayInjection;
+
+// The manifest settings that shaped one configuration's model, latest first wins, so a
+// cross-key problem can point at the line that caused it.
+struct ModelOrigin {
+  std::map<std::string, const ModelSetting*> last;
+  SourceLocation fallback;
+
+  const ModelSetting* setting(const std::string& key) const {
+    auto it = last.find(key);
+    return it == last.end() ? nullptr : it->second;
+  }
+  SourceLocation where(const std::string& key) const {
+    const ModelSetting* s = setting(key);
+    return s ? s->where : fallback;
+  }
+  std::string path(const std::string& key) const {
+    const ModelSetting* s = setting(key);
+    return s ? s->path : "baseline.model." + key;
+  }
+};
+
+class ConfigChecker {
+ public:
+  ConfigChecker(const stepmodel::RunConfig& run, const std::string& label, bool ranks_varied,
+                Diagnostics& diag)
+      : run_(run),
+        in_(" in configuration '" + label + "'"),
+        ranks_varied_(ranks_varied),
+        diag_(diag) {}
+
+  void rank(int rank, const std::string& path, const SourceLocation& where) {
+    if (rank < run_.ranks) return;
+    diag_.add(where, path + ".rank",
+              "a rank from 0 to " + std::to_string(run_.ranks - 1) + in_ + " (" +
+                  std::to_string(run_.ranks) + " rank" + (run_.ranks == 1 ? "" : "s") + ")",
+              std::to_string(rank),
+              ranks_varied_
+                  ? "use a rank that every configuration has, or drop that ranks level"
+                  : "use a rank below " + std::to_string(run_.ranks) + " or raise baseline.ranks");
+  }
+
+  void step(int step, const std::string& key, const SourceLocation& where) {
+    const int total = run_.warmup_steps + run_.steps;
+    if (step < total) return;
+    diag_.add(where, key,
+              "a step index below " + std::to_string(total) + " (warmup_steps + steps)" + in_,
+              std::to_string(step), "use an earlier step or raise experiment.steps");
+  }
+
+  void delay(const DelayInjection& d, const std::string& path, const SourceLocation& where) {
+    rank(d.rank, path, where);
+    const auto& m = run_.model;
+    const bool gemm = d.phase.starts_with("gemm.");
+    if (gemm && d.layer >= m.layers) {
+      diag_.add(where, path + ".layer",
+                "a layer from 0 to " + std::to_string(m.layers - 1) + " or -1 (all)" + in_,
+                std::to_string(d.layer), "use an existing layer or raise model.layers");
+    }
+    if (gemm && d.microbatch >= m.microbatches) {
+      diag_.add(
+          where, path + ".microbatch",
+          "a microbatch from 0 to " + std::to_string(m.microbatches - 1) + " or -1 (all)" + in_,
+          std::to_string(d.microbatch), "use an existing microbatch");
+    }
+    if (d.phase == "allreduce" && d.layer >= m.buckets) {
+      diag_.add(where, path + ".layer",
+                "a bucket index from 0 to " + std::to_string(m.buckets - 1) +
+                    " or -1 (for allreduce, layer selects the bucket)" + in_,
+                std::to_string(d.layer), "use an existing bucket or raise model.buckets");
+    }
+    if ((d.phase == "allreduce" || d.phase == "optimizer") && d.microbatch != -1) {
+      diag_.add(where, path + ".microbatch", "no microbatch (-1) for phase " + d.phase,
+                std::to_string(d.microbatch), "remove microbatch from this delay");
+    }
+    if (d.phase == "optimizer" && d.layer != -1) {
+      diag_.add(where, path + ".layer", "no layer (-1) for phase optimizer",
+                std::to_string(d.layer), "remove layer from this delay");
+    }
+    if (d.step_first >= 0) step(d.step_first, path + ".steps", where);
+    if (d.step_last >= 0) step(d.step_last, path + ".steps", where);
+    if (d.step_first >= 0 && d.step_last >= 0 && d.step_first > d.step_last) {
+      diag_.add(where, path + ".step_first", "step_first <= step_last",
+                std::to_string(d.step_first) + " > " + std::to_string(d.step_last),
+                "swap the two step indices");
+    }
+    if (d.mode == "gpu" && run_.backend != "cuda") {
+      diag_.add(where, path + ".mode", "mode \"sleep\" or \"spin\" on backend " + run_.backend,
+                "\"gpu\"", "use mode = \"spin\", or backend = \"cuda\" for a GPU delay");
+    }
+  }
+
+  void model(const ModelOrigin& origin) {
+    const auto& m = run_.model;
+    if (m.buckets > m.layers) {
+      const std::string key = origin.setting("buckets") ? "buckets" : "layers";
+      diag_.add(origin.where(key), origin.path(key), "model.buckets <= model.layers" + in_,
+                "buckets = " + std::to_string(m.buckets) + ", layers = " + std::to_string(m.layers),
+                "lower buckets or raise layers");
+    }
+    const bool dtype_ok =
+        run_.backend == "sim" ||
+        (run_.backend == "cpu" ? (m.dtype == "fp32" || m.dtype == "fp64") : (m.dtype != "fp64"));
+    if (!dtype_ok) {
+      diag_.add(origin.where("dtype"), origin.path("dtype"),
+                run_.backend == "cpu" ? "\"fp32\" or \"fp64\" on backend cpu" + in_
+                                      : "\"fp32\", \"fp16\" or \"bf16\" on backend cuda" + in_,
+                "\"" + m.dtype + "\"", "choose a dtype the backend computes in");
+    }
+  }
+
+ private:
+  const stepmodel::RunConfig& run_;
+  std::string in_;
+  bool ranks_varied_;
+  Diagnostics& diag_;
+};
+
+Json inject_json(const stepmodel::Injections& inject) {
+  Json::Array delays, slowdowns, skews, faults;
+  for (const auto& d : inject.delays) delays.push_back(delay_json(d));
+  for (const auto& s : inject.slowdowns) {
+    slowdowns.push_back(Json::Object{{"rank", s.rank}, {"factor", s.factor}});
+  }
+  for (const auto& c : inject.clock_skews) {
+    skews.push_back(
+        Json::Object{{"rank", c.rank}, {"offset_ms", c.offset_ms}, {"drift_ppm", c.drift_ppm}});
+  }
+  for (const auto& f : inject.faults) {
+    faults.push_back(Json::Object{{"rank", f.rank}, {"step", f.step}, {"kind", f.kind}});
+  }
+  return Json::Object{
+      {"delays", delays}, {"slowdowns", slowdowns}, {"clock_skews", skews}, {"faults", faults}};
+}
+
+void add_injections(const InjectionSpec& spec, stepmodel::Injections& inject) {
+  for (const auto& d : spec.delays) inject.delays.push_back(d.value);
+  for (const auto& s : spec.slowdowns) inject.slowdowns.push_back(s.value);
+  for (const auto& c : spec.clock_skews) inject.clock_skews.push_back(c.value);
+  for (const auto& f : spec.faults) inject.faults.push_back(f.value);
+}
+
+void check_injections(ConfigChecker& check, const InjectionSpec& spec) {
+  for (const auto& d : spec.delays) check.delay(d.value, d.path, d.where);
+  for (const auto& s : spec.slowdowns) check.rank(s.value.rank, s.path, s.where);
+  for (const auto& c : spec.clock_skews) check.rank(c.value.rank, c.path, c.where);
+  for (const auto& f : spec.faults) {
+    check.rank(f.value.rank, f.path, f.where);
+    check.step(f.value.step, f.path + ".step", f.where);
+  }
+}
+
+}  // namespace
+
+std::string delay_text(const DelayInjection& d) {
+  std::string text = "rank";
+  text.append(std::to_string(d.rank)).append(":").append(d.phase);
+  if (d.layer >= 0) text.append(":l").append(std::to_string(d.layer));
+  if (d.microbatch >= 0) text.append(":mb").append(std::to_string(d.microbatch));
+  if (d.step_first >= 0 || d.step_last >= 0) {
+    text.append(":s");
+    if (d.step_first >= 0) text.append(std::to_string(d.step_first));
+    if (d.step_first != d.step_last) {
+      text.append("-");
+      if (d.step_last >= 0) text.append(std::to_string(d.step_last));
+    }
+  }
+  text.append(":").append(format_number(d.ms)).append("ms");
+  if (d.mode != "sleep") text.append(":").append(d.mode);
+  return text;
+}
+
+Json delay_json(const DelayInjection& d) {
+  return Json::Object{{"rank", d.rank},
+                      {"phase", d.phase},
+                      {"layer", d.layer},
+                      {"microbatch", d.microbatch},
+                      {"step_first", d.step_first},
+                      {"step_last", d.step_last},
+                      {"ms", d.ms},
+                      {"mode", d.mode}};
+}
+
+Composed compose(const Manifest& manifest, const Selection& selection, Diagnostics& diagnostics) {
+  const std::size_t problems_before = diagnostics.size();
+  Composed out;
+  Configuration& config = out.config;
+  stepmodel::RunConfig& run = out.run;
+
+  config.label = selection.label;
+  config.factor = selection.factor;
+  config.level_json = selection.level.dump();
+  config.is_baseline = selection.factor.empty();
+  config.version = selection.version.value_or(manifest.baseline.version);
+  const VersionSpec* version = nullptr;
+  if (auto it = manifest.versions.find(config.version); it != manifest.versions.end()) {
+    version = &it->second;
+  }
+
+  run.experiment = manifest.settings.name;
+  run.config_label = config.label;
+  run.backend = config.backend = manifest.baseline.backend;
+  run.ranks = config.ranks = selection.ranks ? selection.ranks->value : manifest.baseline.ranks;
+  run.warmup_steps = manifest.settings.warmup_steps;
+  run.steps = manifest.settings.steps;
+
+  ModelOrigin origin;
+  origin.fallback = manifest.baseline.where;
+  const auto apply_all = [&](const std::vector<ModelSetting>& settings) {
+    for (const auto& setting : settings) {
+      apply(run.model, *find_model_key(setting.key), setting.value);
+      origin.last[setting.key] = &setting;
+    }
+  };
+  apply_all(manifest.baseline.model);
+  if (version != nullptr) apply_all(version->model);
+  apply_all(selection.model);
+
+  add_injections(manifest.baseline.inject, run.inject);
+  if (version != nullptr) add_injections(version->inject, run.inject);
+  for (const auto& d : selection.delays) run.inject.delays.push_back(d.value);
+
+  ConfigChecker check(run, config.label, selection.ranks.has_value(), diagnostics);
+  check.model(origin);
+  check_injections(check, manifest.baseline.inject);
+  if (version != nullptr) check_injections(check, version->inject);
+  for (const auto& d : selection.delays) check.delay(d.value, d.path, d.where);
+
+  if (version != nullptr) {
+    config.command = version->command;
+    config.env = version->env;
+  }
+
+  Json::Object resolved{{"backend", run.backend},           {"ranks", run.ranks},
+                        {"warmup_steps", run.warmup_steps}, {"steps", run.steps},
+                        {"model", model_json(run.model)},   {"inject", inject_json(run.inject)}};
+  // The hash covers what the workload does, not what the configuration is called.
+  Json::Array command(config.command.begin(), config.command.end());
+  Json::Object env(config.env.begin(), config.env.end());
+  config.config_hash = sha256_hex(Json(Json::Object{{"resolved", resolved},
+                                                    {"command", command},
+                                                    {"env", env},
+                                                    {"version", config.version}})
+                                      .dump());
+  resolved["experiment"] = run.experiment;
+  resolved["config_label"] = run.config_label;
+  config.resolved_json = Json(resolved).dump();
+
+  if (diagnostics.size() == problems_before) {
+    // What we hand to the workload must be what its parser accepts; a mismatch is our bug.
+    try {
+      (void)stepmodel::parse_run_config(config.resolved_json);
+    } catch (const std::invalid_argument& e) {
+      throw std::logic_error("planner produced a configuration the workload rejects (" +
+                             config.label + "): " + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace culprit::manifest::detail
