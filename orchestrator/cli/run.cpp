@@ -1,14 +1,170 @@
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
 #include "command.hpp"
+#include "culprit/launch/execute.hpp"
+#include "culprit/manifest/json.hpp"
+#include "culprit/manifest/manifest.hpp"
+#include "culprit/manifest/planner.hpp"
+#include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
+namespace {
+
+struct RunOptions {
+  CommonOptions common;
+  std::string manifest;
+  std::string shard = "1/1";
+  bool fail_fast = false;
+  bool keep_run_files = false;
+  bool force = false;
+  bool retry_failed = false;
+};
+
+std::string duration_text(double seconds) {
+  if (seconds < 0) return "?";
+  const long s = std::lround(seconds);
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
+  return std::to_string(s / 3600) + "h" + std::to_string(s % 3600 / 60) + "m";
+}
+
+std::string outcome_text(const launch::RunReport& r) {
+  if (r.status == "ok") return fmt::format("ok, median {:.3f} ms", r.median_ms.value_or(NAN));
+  return r.status + ": " + r.error;
+}
+
+// A live line on a terminal; one log line per finished run otherwise (CI logs, pipes).
+class SweepProgress : public launch::ProgressSink {
+ public:
+  SweepProgress() : live_(isatty(STDERR_FILENO) != 0) {}
+
+  void on_sweep_start(int already_ok, int to_run, int interrupted) override {
+    if (interrupted > 0) {
+      spdlog::warn("{} run(s) were in flight when an earlier culprit stopped; running them again",
+                   interrupted);
+    }
+    if (already_ok > 0) spdlog::info("resuming: {} run(s) already ok", already_ok);
+    spdlog::info("{} run(s) to execute", to_run);
+  }
+  void on_run_start(const launch::RunProgress& p) override {
+    if (live_) draw(p);
+  }
+  void on_run_tick(const launch::RunProgress& p) override {
+    if (live_) draw(p);
+  }
+  void on_run_end(const launch::RunProgress& p, const launch::RunReport& r) override {
+    if (live_) std::fputs("\r\033[K", stderr);
+    const std::string line =
+        fmt::format("[{}/{}] {} #{} (run {}): {} ({:.1f} s)", p.index, p.total, p.config,
+                    p.repetition, r.run_id, outcome_text(r), r.wall_s);
+    if (r.status == "ok") {
+      spdlog::info("{}", line);
+    } else {
+      spdlog::warn("{}", line);
+      if (!r.stderr_tail.empty()) spdlog::warn("stderr tail:\n{}", r.stderr_tail);
+    }
+  }
+
+ private:
+  void draw(const launch::RunProgress& p) {
+    std::fprintf(stderr, "\r\033[K[%d/%d] %s #%d  %s elapsed  ETA %s", p.index, p.total,
+                 p.config.c_str(), p.repetition, duration_text(p.elapsed_s).c_str(),
+                 duration_text(p.eta_s).c_str());
+    std::fflush(stderr);
+  }
+  bool live_;
+};
+
+std::string database_path(const RunOptions& o, const manifest::Plan& plan) {
+  if (!o.common.db.empty()) return o.common.db;
+  if (!plan.settings.db.empty()) return plan.settings.db;  // relative to the working directory
+  return "culprit.db";
+}
+
+manifest::Json report_json(const launch::RunReport& r) {
+  manifest::Json::Object o;
+  o["id"] = r.run_id;
+  o["config"] = r.config;
+  o["repetition"] = r.repetition;
+  o["attempt"] = r.attempt;
+  o["status"] = r.status;
+  o["median_ms"] = r.median_ms ? manifest::Json(*r.median_ms) : manifest::Json();
+  o["error"] = r.error;
+  o["wall_s"] = r.wall_s;
+  return manifest::Json(o);
+}
+
+void print_result(const RunOptions& o, const std::string& db, const launch::ExecuteResult& r) {
+  if (o.common.json) {
+    manifest::Json::Array runs;
+    for (const auto& run : r.runs) runs.push_back(report_json(run));
+    manifest::Json::Object doc;
+    doc["db"] = db;
+    doc["planned"] = r.planned;
+    doc["already_ok"] = r.already_ok;
+    doc["interrupted"] = r.interrupted;
+    doc["executed"] = static_cast<int>(r.runs.size());
+    doc["not_ok"] = r.not_ok;
+    doc["stopped_early"] = r.stopped_early;
+    doc["runs"] = runs;
+    std::cout << manifest::Json(doc).dump() << "\n";
+    return;
+  }
+  std::cout << fmt::format(
+      "{} planned run(s) in {}: {} ok, {} not ok ({} executed now, {} already "
+      "ok{})\n",
+      r.planned, db, r.planned - r.not_ok, r.not_ok, r.runs.size(), r.already_ok,
+      r.stopped_early ? ", stopped by --fail-fast" : "");
+  for (const auto& run : r.runs) {
+    if (run.status != "ok") {
+      std::cout << fmt::format("  run {} {} #{}: {}\n", run.run_id, run.config, run.repetition,
+                               outcome_text(run));
+    }
+  }
+}
+
+}  // namespace
 
 void register_run(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "run", "Run (or resume) every planned run of a manifest and store each step of each rank");
-  auto options = std::make_shared<CommonOptions>();
-  add_json_flag(*command, *options);
-  add_db_option(*command, *options);
-  command->callback([&outcome] { outcome.exit_code = not_implemented("run", "4"); });
+  auto o = std::make_shared<RunOptions>();
+  command->add_option("MANIFEST", o->manifest, "The experiment manifest (TOML)")->required();
+  add_json_flag(*command, o->common);
+  add_db_option(*command, o->common);
+  command->add_option("--shard", o->shard,
+                      "Run shard I of N: the planned runs whose position % N == I-1 (merge the "
+                      "shard databases with `culprit merge`)");
+  command->add_flag("--fail-fast", o->fail_fast, "Stop the sweep at the first run that is not ok");
+  command->add_flag("--keep-run-files", o->keep_run_files,
+                    "Keep each run's folder (<db>.runs/<run>.<attempt>/) after ingest");
+  command->add_flag("--force", o->force,
+                    "Resume even though the manifest changed since the database was started "
+                    "(the change is recorded in experiments.forced_changes)");
+  command->add_flag("--retry-failed", o->retry_failed,
+                    "Also rerun runs that finished failed, timeout or crashed");
+  command->callback([&outcome, o] {
+    // Everything that can be wrong with the input is checked before the database is created.
+    const auto plan = manifest::make_plan(manifest::load_manifest(o->manifest));
+    launch::ExecuteOptions options;
+    options.shard = launch::parse_shard(o->shard);
+    options.fail_fast = o->fail_fast;
+    options.keep_run_files = o->keep_run_files;
+    options.force = o->force;
+    options.retry_failed = o->retry_failed;
+    options.launch = launch::detect_launch_environment();
+    const std::string db_path = database_path(*o, plan);
+    auto db = storage::open_store(db_path);
+    SweepProgress progress;
+    const auto result = launch::execute_plan(*db, plan, options, &progress);
+    print_result(*o, db_path, result);
+    outcome.exit_code = result.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
+  });
 }
 
 }  // namespace culprit::cli

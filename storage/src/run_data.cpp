@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 namespace culprit::storage {
@@ -16,7 +17,7 @@ EventKind parse_kind(const std::string& kind) {
 }
 
 // `filter` is "" for a run file, or "WHERE run_id = ?1" for the store.
-RunData load(Db& db, const std::string& filter, std::int64_t run_id) {
+RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelection selection) {
   RunData run;
   run.run_id = run_id;
   auto bind = [&](Statement& stmt) {
@@ -52,10 +53,18 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id) {
   }
   std::unordered_map<std::string, std::uint16_t> interned;
   {
-    Statement stmt(db,
-                   "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes "
-                   "FROM events " +
-                       filter + " ORDER BY step, rank, begin_ns");
+    // In the store a run's events are the rowid range recorded in its runs row (no index).
+    const std::string source =
+        filter.empty() ? std::string("FROM events")
+                       : "FROM events WHERE rowid BETWEEN (SELECT first_event_rowid FROM runs "
+                         "WHERE id = ?1) AND (SELECT last_event_rowid FROM runs WHERE id = ?1)";
+    const std::string kind_filter =
+        selection == EventSelection::kStepsOnly
+            ? (filter.empty() ? " WHERE kind = 'step'" : " AND kind = 'step'")
+            : "";
+    Statement stmt(
+        db, "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes " +
+                source + kind_filter);
     bind(stmt);
     while (stmt.step()) {
       Event e;
@@ -75,6 +84,10 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id) {
       e.bytes = stmt.column_int(9);
       run.events.push_back(e);
     }
+    // Sorting here is cheaper than an index the ingest would have to maintain.
+    std::stable_sort(run.events.begin(), run.events.end(), [](const Event& a, const Event& b) {
+      return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
+    });
   }
   auto meta_int = [&](const char* key, int fallback) {
     auto it = run.meta.find(key);
@@ -101,21 +114,21 @@ int RunData::name_index(const std::string& name) const {
   return it == names.end() ? -1 : static_cast<int>(it - names.begin());
 }
 
-RunData load_run(Db& store, std::int64_t run_id) {
+RunData load_run(Db& store, std::int64_t run_id, EventSelection selection) {
   auto exists = Statement(store, "SELECT 1 FROM runs WHERE id = ?1");
   exists.bind(1, run_id);
   if (!exists.step()) {
     throw std::invalid_argument("run " + std::to_string(run_id) + " is not in " + store.path() +
                                 ": list runs with `culprit runs`");
   }
-  return load(store, "WHERE run_id = ?1", run_id);
+  return load(store, "WHERE run_id = ?1", run_id, selection);
 }
 
-RunData load_run_file(const std::string& path) {
+RunData load_run_file(const std::string& path, EventSelection selection) {
   if (!std::filesystem::exists(path))
     throw std::invalid_argument("run file " + path + " not found");
   Db db(path, Db::Mode::kReadOnly);
-  return load(db, "", 0);
+  return load(db, "", 0, selection);
 }
 
 }  // namespace culprit::storage

@@ -73,3 +73,266 @@ TEST_CASE("a run file loads with interned names and clocks indexed by rank") {
   CHECK(run.config_json == "{\"x\":1}");
   fs::remove(path);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Ingest, run lifecycle, queries and merge.
+
+#include <fstream>
+
+#include "culprit/storage/ingest.hpp"
+#include "culprit/storage/merge.hpp"
+#include "culprit/storage/queries.hpp"
+#include "culprit/storage/records.hpp"
+
+namespace {
+
+// A store file that removes itself (and its WAL files) when the test ends.
+struct TempStore {
+  std::string path;
+  explicit TempStore(const std::string& name)
+      : path((fs::temp_directory_path() / ("culprit_unit_" + name + ".db")).string()) {
+    clean();
+  }
+  ~TempStore() { clean(); }
+  void clean() const {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
+  }
+};
+
+std::string write_sample_run_file(const std::string& name, int ranks, int steps) {
+  auto path = (fs::temp_directory_path() / ("culprit_unit_" + name + ".run.db")).string();
+  fs::remove(path);
+  stepclock::RunFileContents c;
+  c.names = {"step"};
+  for (int s = 0; s < steps; ++s) {
+    for (int r = 0; r < ranks; ++r) {
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kStep;
+      e.rank = r;
+      e.step = s;
+      e.begin_ns = s * 1'000'000;
+      e.end_ns = (s + 1) * 1'000'000;
+      c.events.push_back(e);
+    }
+  }
+  for (int r = 0; r < ranks; ++r) c.clocks.push_back({r, "h", 0, 0, 0, 0, 0, 0, 10});
+  c.meta = {{"ranks", std::to_string(ranks)}, {"warmup_steps", "1"}};
+  c.provenance.push_back({-1, "binding", "none"});
+  c.config_json = "{\"seed\":7}";
+  stepclock::write_run_file(path, c);
+  return path;
+}
+
+struct Fixture {
+  std::int64_t experiment = 0;
+  std::int64_t config = 0;
+};
+
+Fixture add_experiment(Db& db, const std::string& hash = "h1") {
+  Fixture f;
+  ExperimentRecord e;
+  e.name = "exp";
+  e.manifest_path = "m.toml";
+  e.manifest_text = "[experiment]";
+  e.manifest_hash = hash;
+  f.experiment = insert_experiment(db, e);
+  ConfigurationRecord c;
+  c.label = "baseline";
+  c.backend = "sim";
+  c.ranks = 2;
+  c.resolved_json = "{}";
+  c.config_hash = "c1";
+  f.config = ensure_configuration(db, f.experiment, c);
+  return f;
+}
+
+void finish_ok(Db& db, std::int64_t run_id, double median) {
+  RunFinish f;
+  f.status = "ok";
+  f.finished_at = utc_now_iso8601();
+  f.median_ms = median;
+  finish_run(db, run_id, f);
+}
+
+}  // namespace
+
+TEST_CASE("a run file is ingested whole under its run id") {
+  TempStore store("ingest");
+  auto db = open_store(store.path);
+  const Fixture f = add_experiment(*db);
+  const RunState run = ensure_run(*db, f.experiment, {f.config, 0}, 0, 42, "");
+  const std::string file = write_sample_run_file("ingest", 3, 4);
+  {
+    AttachedRunFile attached(*db, file);
+    CHECK(attached.event_count() == 12);
+    Transaction tx(*db);
+    CHECK(copy_run_file(*db, attached, run.id) == 12);
+    replace_steps(*db, run.id, {{1, 1.0, 2e6, 2, false}});
+    tx.commit();
+  }
+  RunData data = load_run(*db, run.id);
+  CHECK(data.events.size() == 12);
+  CHECK(data.ranks == 3);
+  CHECK(data.warmup_steps == 1);
+  CHECK(data.config_json == "{\"seed\":7}");
+  CHECK(db->query_int("SELECT count(*) FROM provenance").value() == 1);
+  CHECK(db->query_int("SELECT count(*) FROM steps").value() == 1);
+
+  SUBCASE("ingesting again replaces instead of duplicating") {
+    AttachedRunFile attached(*db, file);
+    Transaction tx(*db);
+    copy_run_file(*db, attached, run.id);
+    tx.commit();
+    CHECK(db->query_int("SELECT count(*) FROM events").value() == 12);
+    CHECK(db->query_int("SELECT count(*) FROM run_meta WHERE key = 'ranks'").value() == 1);
+  }
+  SUBCASE("clear_run_data removes everything but the run row") {
+    clear_run_data(*db, run.id);
+    CHECK(db->query_int("SELECT count(*) FROM events").value() == 0);
+    CHECK(db->query_int("SELECT count(*) FROM steps").value() == 0);
+    CHECK(db->query_int("SELECT count(*) FROM runs").value() == 1);
+  }
+  fs::remove(file);
+}
+
+TEST_CASE("a missing, foreign or newer run file is refused with its path") {
+  TempStore store("bad_run_file");
+  auto db = open_store(store.path);
+  const auto missing = (fs::temp_directory_path() / "culprit_unit_none.run.db").string();
+  fs::remove(missing);
+  CHECK_THROWS_WITH(AttachedRunFile(*db, missing), doctest::Contains("bad run file"));
+  CHECK_FALSE(fs::exists(missing));
+
+  const auto text = (fs::temp_directory_path() / "culprit_unit_text.run.db").string();
+  std::ofstream(text) << "not sqlite at all, just some text that is long enough to matter....";
+  CHECK_THROWS_WITH(AttachedRunFile(*db, text), doctest::Contains("bad run file"));
+  fs::remove(text);
+
+  const std::string newer = write_sample_run_file("newer", 1, 1);
+  {
+    Db raw(newer);
+    raw.exec("UPDATE meta SET value = '99' WHERE key = 'format_version'");
+  }
+  CHECK_THROWS_WITH(AttachedRunFile(*db, newer), doctest::Contains("format_version 99"));
+  fs::remove(newer);
+  // The store is usable afterwards: nothing stayed attached.
+  CHECK(db->query_int("SELECT count(*) FROM pragma_database_list WHERE name = 'run'").value() == 0);
+}
+
+TEST_CASE("run lifecycle: pending, running, attempts, interrupted") {
+  TempStore store("lifecycle");
+  auto db = open_store(store.path);
+  const Fixture f = add_experiment(*db);
+  const RunState first = ensure_run(*db, f.experiment, {f.config, 0}, 3, 99, "1/2");
+  CHECK(first.status == "pending");
+  CHECK(ensure_run(*db, f.experiment, {f.config, 0}, 7, 5, "").id == first.id);
+  CHECK(db->query_int("SELECT position FROM runs").value() == 3);  // kept from the first plan
+
+  CHECK(mark_running(*db, first.id, {"t0", "[]", "direct", ""}) == 1);
+  CHECK(mark_interrupted(*db, f.experiment) == 1);
+  CHECK(ensure_run(*db, f.experiment, {f.config, 0}, 3, 99, "").status == "interrupted");
+  CHECK(mark_running(*db, first.id, {"t1", "[]", "direct", ""}) == 2);
+  finish_ok(*db, first.id, 12.5);
+  CHECK(count_ok_runs(*db, f.config) == 1);
+  CHECK(max_repetition(*db, f.config) == 0);
+  CHECK(max_position(*db, f.experiment) == 3);
+
+  const auto runs = list_runs(*db);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].status == "ok");
+  CHECK(runs[0].attempt == 2);
+  CHECK(runs[0].config == "baseline");
+  CHECK(runs[0].median_ms.value() == 12.5);
+  CHECK(runs[0].started_at == "t1");
+}
+
+TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
+  TempStore a("merge_a"), b("merge_b"), out("merge_out");
+  const std::string file = write_sample_run_file("merge", 2, 3);
+  auto fill = [&](const std::string& path, int repetition, const std::string& status) {
+    auto db = open_store(path);
+    Fixture f;
+    if (auto e = find_experiment(*db, "exp")) {
+      f.experiment = e->id;
+      f.config = *db->query_int("SELECT id FROM configurations");
+    } else {
+      f = add_experiment(*db);
+    }
+    const RunState run = ensure_run(*db, f.experiment, {f.config, repetition}, repetition, 1, "");
+    {
+      AttachedRunFile attached(*db, file);
+      Transaction tx(*db);
+      copy_run_file(*db, attached, run.id);
+      tx.commit();
+    }
+    RunFinish finish;
+    finish.status = status;
+    finish_run(*db, run.id, finish);
+  };
+  fill(a.path, 0, "ok");
+  fill(a.path, 1, "failed");
+  fill(b.path, 1, "ok");
+  fill(b.path, 2, "ok");
+  {
+    auto db = open_store(b.path);  // an unfinished run is never copied
+    ensure_run(*db, 1, {1, 3}, 3, 1, "");
+  }
+
+  auto db = open_store(out.path);
+  MergeStats first = merge_store(*db, a.path);
+  CHECK(first.experiments_added == 1);
+  CHECK(first.configurations_added == 1);
+  CHECK(first.runs_added == 2);
+  MergeStats second = merge_store(*db, b.path);
+  CHECK(second.runs_added == 1);     // repetition 2
+  CHECK(second.runs_replaced == 1);  // repetition 1: failed in a, ok in b
+  auto dump = [&] {
+    std::string text;
+    Statement s(*db,
+                "SELECT r.repetition, r.status, (SELECT count(*) FROM events e WHERE "
+                "e.run_id = r.id) FROM runs r ORDER BY r.repetition");
+    while (s.step()) {
+      text += std::to_string(s.column_int(0)) + s.column_text(1) + std::to_string(s.column_int(2)) +
+              ";";
+    }
+    return text;
+  };
+  CHECK(dump() == "0ok6;1ok6;2ok6;");
+  const auto events = db->query_int("SELECT count(*) FROM events").value();
+  MergeStats again = merge_store(*db, a.path);
+  MergeStats again_b = merge_store(*db, b.path);
+  CHECK(again.runs_added + again.runs_replaced + again_b.runs_added + again_b.runs_replaced == 0);
+  CHECK(dump() == "0ok6;1ok6;2ok6;");
+  CHECK(db->query_int("SELECT count(*) FROM events").value() == events);
+  CHECK(db->query_text("PRAGMA integrity_check").value() == "ok");
+
+  SUBCASE("an experiment of the same name from another manifest is refused") {
+    TempStore other("merge_other");
+    {
+      auto o = open_store(other.path);
+      add_experiment(*o, "another-hash");
+    }
+    CHECK_THROWS_AS(merge_store(*db, other.path), culprit::UsageError);
+  }
+  SUBCASE("merging a store into itself is refused") {
+    CHECK_THROWS_AS(merge_store(*db, out.path), culprit::UsageError);
+  }
+  fs::remove(file);
+}
+
+TEST_CASE("export_steps lists the steps of every run with its configuration") {
+  TempStore store("export");
+  auto db = open_store(store.path);
+  const Fixture f = add_experiment(*db);
+  const RunState run = ensure_run(*db, f.experiment, {f.config, 4}, 0, 1, "");
+  replace_steps(*db, run.id, {{0, 5.0, 5e6, 1, true}, {1, 6.0, 11e6, 0, false}});
+  finish_ok(*db, run.id, 6.0);
+  const auto rows = export_steps(*db);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].config == "baseline");
+  CHECK(rows[0].repetition == 4);
+  CHECK(rows[0].warmup);
+  CHECK(rows[1].time_ms == 6.0);
+  CHECK(rows[1].last_rank == 0);
+  CHECK(export_steps(*db, "no-such-experiment").empty());
+}

@@ -51,7 +51,10 @@ struct RunData {
   int name_index(const std::string& name) const;  // -1 when absent
 };
 
-RunData load_run(Db& store, std::int64_t run_id);
-RunData load_run_file(const std::string& path);
+// kStepsOnly loads only the `step` events (enough for step times; much less to read).
+enum class EventSelection { kAll, kStepsOnly };
+
+RunData load_run(Db& store, std::int64_t run_id, EventSelection selection = EventSelection::kAll);
+RunData load_run_file(const std::string& path, EventSelection selection = EventSelection::kAll);
 
 }  // namespace culprit::storage

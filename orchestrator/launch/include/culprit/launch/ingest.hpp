@@ -1,0 +1,28 @@
+#pragma once
+// Ingesting a finished run's file: copy it into the store, derive the step times
+// (culprit::analysis::step_times) and the run's median, all in one transaction.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "culprit/storage/db.hpp"
+#include "culprit/storage/records.hpp"
+
+namespace culprit::launch {
+
+struct IngestOutcome {
+  bool ok = false;
+  std::string error;  // why the run is failed: bad/missing run file, no steady-state step
+  std::optional<double> median_ms;
+  int steps_measured = 0;
+  std::int64_t events = 0;
+};
+
+// Ingests `run_file` for `run_id` and records `finish` (its status, median and error filled in
+// from the outcome) in the same transaction: the run lands whole or not at all. A missing or
+// bad run file leaves no event behind and records the run as failed.
+IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::string& run_file,
+                         storage::RunFinish finish);
+
+}  // namespace culprit::launch

@@ -1,0 +1,52 @@
+#pragma once
+// How a sweep reports progress without printing: the CLI implements ProgressSink (a live line
+// on a terminal, log lines otherwise); the core library only calls it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace culprit::launch {
+
+struct RunProgress {
+  int index = 0;  // 1-based among the runs this sweep executes
+  int total = 0;  // runs this sweep executes (already-ok runs are not counted)
+  std::int64_t run_id = 0;
+  std::string config;  // configuration label
+  int repetition = 0;
+  int attempt = 1;
+  double elapsed_s = 0;  // of this run so far
+  double sweep_elapsed_s = 0;
+  double eta_s = -1;  // remaining seconds of the sweep; -1 until a run has finished
+};
+
+// What became of one run.
+struct RunReport {
+  std::int64_t run_id = 0;
+  std::string config;
+  int repetition = 0;
+  int position = 0;
+  int attempt = 1;
+  std::string status;  // ok | failed | timeout | crashed
+  std::optional<double> median_ms;
+  std::string error;  // empty when ok
+  double wall_s = 0;
+  std::string stderr_tail;
+};
+
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  // Once, before the first run: how many runs are already done and how many will run.
+  virtual void on_sweep_start(int already_ok, int to_run, int interrupted) {
+    (void)already_ok, (void)to_run, (void)interrupted;
+  }
+  virtual void on_run_start(const RunProgress& run) { (void)run; }
+  // About once a second while a run is in flight.
+  virtual void on_run_tick(const RunProgress& run) { (void)run; }
+  virtual void on_run_end(const RunProgress& run, const RunReport& report) {
+    (void)run, (void)report;
+  }
+};
+
+}  // namespace culprit::launch

@@ -1,0 +1,281 @@
+#include "culprit/launch/execute.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "culprit/errors.hpp"
+#include "culprit/manifest/json.hpp"
+#include "culprit/manifest/planner.hpp"
+#include "culprit/storage/records.hpp"
+#include "run_one.hpp"
+
+namespace culprit::launch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+storage::ConfigurationRecord to_record(const manifest::Configuration& c) {
+  storage::ConfigurationRecord r;
+  r.label = c.label;
+  r.factor = c.factor;
+  r.level_json = c.level_json.empty() ? "null" : c.level_json;
+  r.is_baseline = c.is_baseline;
+  r.version = c.version;
+  r.backend = c.backend;
+  r.ranks = c.ranks;
+  manifest::Json::Array command;
+  for (const auto& arg : c.command) command.emplace_back(arg);
+  r.command_json = manifest::Json(command).dump();
+  manifest::Json::Object env;
+  for (const auto& [key, value] : c.env) env.emplace(key, manifest::Json(value));
+  r.env_json = manifest::Json(env).dump();
+  r.resolved_json = c.resolved_json;
+  r.config_hash = c.config_hash;
+  return r;
+}
+
+// A configuration the changed manifest no longer has keeps its runs under a label that says so,
+// so that labels stay unique and nothing is compared with it by accident.
+void supersede_stale_configurations(storage::Db& store, std::int64_t experiment_id,
+                                    const manifest::Plan& plan) {
+  std::set<std::string> current;
+  for (const auto& c : plan.configs) current.insert(c.config_hash);
+  storage::Statement read(store,
+                          "SELECT id, config_hash FROM configurations WHERE experiment_id = ?1 "
+                          "AND label NOT LIKE '% [superseded %]'");
+  read.bind(1, experiment_id);
+  std::vector<std::int64_t> stale;
+  while (read.step()) {
+    if (!current.count(read.column_text(1))) stale.push_back(read.column_int(0));
+  }
+  storage::Statement rename(store,
+                            "UPDATE configurations SET label = label || ' [superseded ' || "
+                            "substr(config_hash, 1, 12) || ']' WHERE id = ?1");
+  for (std::int64_t id : stale) rename.bind(1, id).run();
+}
+
+std::vector<std::int64_t> register_configurations(storage::Db& store, std::int64_t experiment_id,
+                                                  const manifest::Plan& plan) {
+  std::vector<std::int64_t> ids;
+  for (const auto& c : plan.configs) {
+    ids.push_back(storage::ensure_configuration(store, experiment_id, to_record(c)));
+  }
+  return ids;
+}
+
+struct Pending {
+  const manifest::PlannedRun* planned;
+  storage::RunState state;
+};
+
+bool should_run(const storage::RunState& state, bool retry_failed) {
+  if (state.status == "ok") return false;
+  if (state.status == "pending" || state.status == "interrupted" || state.status == "running") {
+    return true;
+  }
+  return retry_failed;
+}
+
+// Runs `todo` in order, reporting progress; appends reports to `result`.
+void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<Pending>& todo,
+             const ExecuteOptions& options, ProgressSink* progress, ExecuteResult& result) {
+  const std::string work_dir = options.work_dir.empty() ? store.path() + ".runs" : options.work_dir;
+  const auto sweep_start = Clock::now();
+  double finished_wall = 0;
+  int finished = 0;
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    const Pending& item = todo[i];
+    RunProgress p;
+    p.index = static_cast<int>(i) + 1;
+    p.total = static_cast<int>(todo.size());
+    p.run_id = item.state.id;
+    p.config = plan.configs.at(static_cast<std::size_t>(item.planned->config_index)).label;
+    p.repetition = item.planned->repetition;
+    p.attempt = item.state.status == "pending" ? item.state.attempt : item.state.attempt + 1;
+    auto update_times = [&](double run_elapsed) {
+      p.elapsed_s = run_elapsed;
+      p.sweep_elapsed_s = std::chrono::duration<double>(Clock::now() - sweep_start).count();
+      if (finished > 0) {
+        const double mean = finished_wall / finished;
+        p.eta_s = std::max(0.0, mean - run_elapsed) + mean * static_cast<double>(p.total - p.index);
+      }
+    };
+    update_times(0);
+    if (progress) progress->on_run_start(p);
+    const detail::RunTarget target{&plan, item.planned, item.state};
+    RunReport report = detail::run_one(store, target, options, work_dir, [&](double elapsed) {
+      update_times(elapsed);
+      if (progress) progress->on_run_tick(p);
+    });
+    finished_wall += report.wall_s;
+    ++finished;
+    update_times(report.wall_s);
+    if (progress) progress->on_run_end(p, report);
+    const bool ok = report.status == "ok";
+    result.runs.push_back(std::move(report));
+    if (!ok && options.fail_fast) {
+      result.stopped_early = i + 1 < todo.size();
+      return;
+    }
+  }
+}
+
+int count_not_ok(storage::Db& store, const std::vector<std::int64_t>& run_ids) {
+  int not_ok = 0;
+  storage::Statement stmt(store, "SELECT status FROM runs WHERE id = ?1");
+  for (std::int64_t id : run_ids) {
+    stmt.bind(1, id);
+    if (!stmt.step() || stmt.column_text(0) != "ok") ++not_ok;
+    stmt.reset();
+  }
+  return not_ok;
+}
+
+}  // namespace
+
+std::string Shard::text() const {
+  return count == 1 ? std::string() : std::to_string(index) + "/" + std::to_string(count);
+}
+
+Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  Shard shard;
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("no slash");
+    std::size_t used = 0;
+    shard.index = std::stoi(text.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument("index");
+    const std::string count = text.substr(slash + 1);
+    shard.count = std::stoi(count, &used);
+    if (used != count.size()) throw std::invalid_argument("count");
+  } catch (const std::exception&) {
+    throw UsageError("--shard " + text + ": expected I/N, e.g. --shard 1/4");
+  }
+  if (shard.count < 1 || shard.index < 1 || shard.index > shard.count) {
+    throw UsageError("--shard " + text + ": need 1 <= I <= N");
+  }
+  return shard;
+}
+
+std::int64_t register_experiment(storage::Db& store, const manifest::Plan& plan, bool force) {
+  const manifest::ExperimentSettings& s = plan.settings;
+  storage::ExperimentRecord record;
+  record.name = s.name;
+  record.manifest_path = s.manifest_path;
+  record.manifest_text = s.manifest_text;
+  record.manifest_hash = s.manifest_hash;
+  storage::Transaction tx(store);
+  std::int64_t id = 0;
+  if (auto existing = storage::find_experiment(store, s.name)) {
+    id = existing->id;
+    if (existing->manifest_hash != s.manifest_hash) {
+      if (!force) {
+        throw UsageError("experiment '" + s.name + "' in " + store.path() +
+                         " was run from a different manifest (hash " +
+                         existing->manifest_hash.substr(0, 12) + ", now " +
+                         s.manifest_hash.substr(0, 12) + ", from " + s.manifest_path +
+                         "): restore the manifest to resume, use another --db or experiment "
+                         "name, or pass --force to continue with the change recorded");
+      }
+      storage::force_manifest(store, id, record,
+                              storage::utc_now_iso8601() + " manifest " + existing->manifest_hash +
+                                  " -> " + s.manifest_hash + " (" + s.manifest_path + ")");
+      supersede_stale_configurations(store, id, plan);
+    }
+  } else {
+    id = storage::insert_experiment(store, record);
+  }
+  register_configurations(store, id, plan);
+  tx.commit();
+  return id;
+}
+
+ExecuteResult execute_plan(storage::Db& store, const manifest::Plan& plan,
+                           const ExecuteOptions& options, ProgressSink* progress) {
+  ExecuteResult result;
+  result.experiment_id = register_experiment(store, plan, options.force);
+  std::vector<Pending> todo;
+  std::vector<std::int64_t> shard_runs;
+  {
+    storage::Transaction tx(store);
+    result.interrupted = storage::mark_interrupted(store, result.experiment_id);
+    const auto config_ids = register_configurations(store, result.experiment_id, plan);
+    for (const auto& run : plan.runs) {
+      if (!options.shard.contains(run.position)) continue;
+      ++result.planned;
+      const storage::RunKey key{config_ids.at(static_cast<std::size_t>(run.config_index)),
+                                run.repetition};
+      const auto state = storage::ensure_run(store, result.experiment_id, key, run.position,
+                                             run.seed, options.shard.text());
+      shard_runs.push_back(state.id);
+      if (state.status == "ok") ++result.already_ok;
+      if (should_run(state, options.retry_failed)) todo.push_back({&run, state});
+    }
+    tx.commit();
+  }
+  if (progress)
+    progress->on_sweep_start(result.already_ok, static_cast<int>(todo.size()), result.interrupted);
+  run_all(store, plan, todo, options, progress, result);
+  result.not_ok = count_not_ok(store, shard_runs);
+  return result;
+}
+
+ExecuteResult ensure_ok_runs(storage::Db& store, manifest::Plan& plan,
+                             const std::vector<int>& configs, int ok_runs,
+                             const ExecuteOptions& options, ProgressSink* progress) {
+  ExecuteResult result;
+  result.experiment_id = register_experiment(store, plan, options.force);
+  result.interrupted = storage::mark_interrupted(store, result.experiment_id);
+  auto config_ids = register_configurations(store, result.experiment_id, plan);
+  auto deficit = [&](int config_index) {
+    const auto id = config_ids.at(static_cast<std::size_t>(config_index));
+    return ok_runs - storage::count_ok_runs(store, id);
+  };
+  std::set<int> stuck;  // configurations whose last block brought no ok run
+  while (true) {
+    int blocks = 0;
+    std::vector<int> needy;
+    for (int c : configs) {
+      const int d = deficit(c);
+      if (d > 0 && !stuck.count(c)) {
+        needy.push_back(c);
+        blocks = std::max(blocks, d);
+      }
+    }
+    if (needy.empty()) break;
+    std::map<int, int> ok_before;
+    for (int c : needy) ok_before[c] = ok_runs - deficit(c);
+    const std::size_t first_new = plan.runs.size();
+    manifest::append_blocks(plan, blocks, needy);
+    std::vector<Pending> todo;
+    std::map<int, int> executed;
+    {
+      storage::Transaction tx(store);
+      for (std::size_t i = first_new; i < plan.runs.size(); ++i) {
+        const auto& run = plan.runs[i];
+        const storage::RunKey key{config_ids.at(static_cast<std::size_t>(run.config_index)),
+                                  run.repetition};
+        const auto state =
+            storage::ensure_run(store, result.experiment_id, key, run.position, run.seed, "");
+        ++result.planned;
+        // Repetitions stored by an earlier session count as they are; they are not rerun.
+        if (state.status == "pending" || state.status == "interrupted") {
+          todo.push_back({&run, state});
+          ++executed[run.config_index];
+        }
+      }
+      tx.commit();
+    }
+    run_all(store, plan, todo, options, progress, result);
+    for (int c : needy) {
+      if (executed[c] > 0 && ok_runs - deficit(c) == ok_before[c]) stuck.insert(c);
+    }
+    if (result.stopped_early) break;
+  }
+  for (int c : configs) result.not_ok += std::max(0, deficit(c));
+  return result;
+}
+
+}  // namespace culprit::launch

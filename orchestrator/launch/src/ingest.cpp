@@ -1,0 +1,67 @@
+#include "culprit/launch/ingest.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "culprit/analysis/step_times.hpp"
+#include "culprit/storage/ingest.hpp"
+#include "culprit/storage/run_data.hpp"
+
+namespace culprit::launch {
+namespace {
+
+void record_failure(storage::Db& store, std::int64_t run_id, storage::RunFinish finish,
+                    const std::string& error) {
+  storage::Transaction tx(store);
+  storage::clear_run_data(store, run_id);
+  finish.status = "failed";
+  finish.error = error;
+  storage::finish_run(store, run_id, finish);
+  tx.commit();
+}
+
+}  // namespace
+
+IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::string& run_file,
+                         storage::RunFinish finish) {
+  IngestOutcome outcome;
+  try {
+    storage::AttachedRunFile file(store, run_file);
+    storage::Transaction tx(store);
+    outcome.events = storage::copy_run_file(store, file, run_id);
+    const auto steps =
+        analysis::step_times(storage::load_run(store, run_id, storage::EventSelection::kStepsOnly));
+    std::vector<storage::StepRow> rows;
+    rows.reserve(steps.size());
+    for (const auto& s : steps) {
+      rows.push_back({s.step, s.time_ms, s.boundary_ns, s.last_rank, s.warmup});
+      if (!s.warmup) ++outcome.steps_measured;
+    }
+    storage::replace_steps(store, run_id, rows);
+    const double median = analysis::median_step_ms(steps);
+    finish.steps_measured = outcome.steps_measured;
+    if (std::isnan(median)) {
+      // The events stay for inspection; the run is not a sample.
+      outcome.error = "no complete steady-state step";
+      finish.status = "failed";
+      finish.error = outcome.error;
+    } else {
+      outcome.ok = true;
+      outcome.median_ms = median;
+      finish.status = "ok";
+      finish.median_ms = median;
+      finish.error.clear();
+    }
+    storage::finish_run(store, run_id, finish);
+    tx.commit();
+  } catch (const std::exception& e) {
+    // The transaction rolled back: nothing of the run file landed.
+    outcome = IngestOutcome{};
+    outcome.error = e.what();
+    record_failure(store, run_id, finish, outcome.error);
+  }
+  return outcome;
+}
+
+}  // namespace culprit::launch

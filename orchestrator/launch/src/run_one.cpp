@@ -1,0 +1,150 @@
+#include "run_one.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "culprit/launch/ingest.hpp"
+#include "culprit/launch/process.hpp"
+#include "culprit/manifest/json.hpp"
+#include "culprit/storage/ingest.hpp"
+
+namespace culprit::launch::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string argv_json(const std::vector<std::string>& argv) {
+  manifest::Json::Array array;
+  for (const auto& arg : argv) array.emplace_back(arg);
+  return manifest::Json(array).dump();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// What a process that did not exit 0 counts as; "" when it exited 0.
+std::string classify(const ProcessResult& p, double timeout_s, std::string& error) {
+  if (!p.started) {
+    error = "launch failed: " + p.launch_error;
+    return "failed";
+  }
+  if (p.timed_out) {
+    error = "killed after the timeout of " + manifest::format_number(timeout_s) +
+            " s (experiment.timeout_s)";
+    return "timeout";
+  }
+  if (p.signal) {
+    error = "killed by signal " + std::to_string(*p.signal);
+    return "crashed";
+  }
+  // mpirun exits nonzero when a rank dies of a signal; its report says so.
+  const auto signal_line = p.stderr_tail.find("exited on signal");
+  if (p.exit_code && *p.exit_code != 0 && signal_line != std::string::npos) {
+    const auto begin = p.stderr_tail.rfind('\n', signal_line);
+    const auto end = p.stderr_tail.find('\n', signal_line);
+    error = "a rank was killed by a signal (" +
+            p.stderr_tail.substr(begin == std::string::npos ? 0 : begin + 1,
+                                 end == std::string::npos ? std::string::npos : end - (begin + 1)) +
+            ")";
+    return "crashed";
+  }
+  if (p.exit_code && *p.exit_code != 0) {
+    error = "exited with code " + std::to_string(*p.exit_code);
+    return "failed";
+  }
+  return "";
+}
+
+}  // namespace
+
+RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOptions& options,
+                  const std::string& work_dir, const std::function<void(double)>& tick) {
+  const manifest::Plan& plan = *target.plan;
+  const manifest::PlannedRun& planned = *target.planned;
+  const manifest::Configuration& config =
+      plan.configs.at(static_cast<std::size_t>(planned.config_index));
+  RunReport report;
+  report.run_id = target.state.id;
+  report.config = config.label;
+  report.repetition = planned.repetition;
+  report.position = planned.position;
+  report.attempt =
+      target.state.status == "pending" ? target.state.attempt : target.state.attempt + 1;
+
+  // One folder per attempt: a launcher orphaned by a killed orchestrator can never write
+  // into the folder of the attempt that replaces it.
+  const fs::path dir =
+      fs::path(work_dir) / (std::to_string(report.run_id) + "." + std::to_string(report.attempt));
+  const fs::path config_path = dir / "config.json";
+  const fs::path run_file = dir / "run.db";
+  const LaunchCommand command =
+      build_launch_command(config, config_path.string(), run_file.string(), options.launch);
+
+  storage::RunStart start;
+  start.started_at = storage::utc_now_iso8601();
+  start.command_json = argv_json(command.argv);
+  start.launcher = command.launcher;
+  start.binding = command.binding;
+  {
+    storage::Transaction tx(store);
+    storage::clear_run_data(store, report.run_id);
+    report.attempt = storage::mark_running(store, report.run_id, start);
+    tx.commit();
+  }
+
+  storage::RunFinish finish;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  try {
+    if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
+    write_text(config_path, manifest::run_config_json(plan, planned));
+  } catch (const std::exception& e) {
+    finish.status = "failed";
+    finish.error = e.what();
+    finish.finished_at = storage::utc_now_iso8601();
+    storage::finish_run(store, report.run_id, finish);
+    report.status = finish.status;
+    report.error = finish.error;
+    return report;
+  }
+
+  ProcessSpec spec;
+  spec.argv = command.argv;
+  spec.env = command.env;
+  spec.timeout_s = plan.settings.timeout_s;
+  spec.grace_s = options.grace_s;
+  const ProcessResult process = run_process(spec, tick);
+
+  finish.finished_at = storage::utc_now_iso8601();
+  finish.wall_s = process.wall_s;
+  finish.exit_code = process.exit_code;
+  finish.signal = process.signal;
+  finish.stdout_tail = process.stdout_tail;
+  finish.stderr_tail = process.stderr_tail;
+  report.wall_s = process.wall_s;
+  report.stderr_tail = process.stderr_tail;
+
+  std::string error;
+  const std::string failure = classify(process, plan.settings.timeout_s, error);
+  if (!failure.empty()) {
+    finish.status = failure;
+    finish.error = error;
+    storage::finish_run(store, report.run_id, finish);
+    report.status = failure;
+    report.error = error;
+    return report;
+  }
+  const IngestOutcome ingest = ingest_run(store, report.run_id, run_file.string(), finish);
+  report.status = ingest.ok ? "ok" : "failed";
+  report.error = ingest.error;
+  report.median_ms = ingest.median_ms;
+  if (ingest.ok && !options.keep_run_files) fs::remove_all(dir, ec);
+  return report;
+}
+
+}  // namespace culprit::launch::detail

@@ -1,0 +1,63 @@
+#pragma once
+// Run-file ingest: a run file (docs/schema.md, "Run file") is ATTACHed and copied with
+// INSERT ... SELECT inside the caller's transaction, so a run lands whole or not at all.
+// SQLite cannot ATTACH inside a transaction, hence the order: attach, begin, copy, commit.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "culprit/storage/db.hpp"
+
+namespace culprit::storage {
+
+// Attaches a run file to `store` as schema `run` for its lifetime, after checking that it is
+// a run file of a format this culprit reads. Throws std::runtime_error ("bad run file ...")
+// when the file is missing, not SQLite, or of another format.
+class AttachedRunFile {
+ public:
+  AttachedRunFile(Db& store, const std::string& path);
+  AttachedRunFile(const AttachedRunFile&) = delete;
+  AttachedRunFile& operator=(const AttachedRunFile&) = delete;
+  ~AttachedRunFile();
+
+  const std::string& path() const { return path_; }
+  std::int64_t event_count();
+
+ private:
+  Db& store_;
+  std::string path_;
+};
+
+// Copies every table of the attached run file into the store under `run_id`, replacing rows
+// a previous attempt of the same run may have left. Call inside a Transaction.
+// Returns the number of events copied.
+std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t run_id);
+
+// One row of the `steps` table (the step times analysis derived from the run's events).
+struct StepRow {
+  int step = 0;
+  double time_ms = 0;
+  double boundary_ns = 0;
+  int last_rank = -1;
+  bool warmup = false;
+};
+
+// Replaces the run's steps. Call inside a Transaction.
+void replace_steps(Db& store, std::int64_t run_id, const std::vector<StepRow>& steps);
+
+// The event columns shared by run files and the store (the store adds run_id in front).
+extern const char* const kEventColumns;
+
+// Appends `INSERT INTO events (run_id, <columns>) SELECT ?1, <columns> <select_tail>` for
+// `run_id` and records the contiguous rowid range the events got in runs.first_event_rowid /
+// last_event_rowid. `bind_source` binds parameters ?2.. of `select_tail`. Returns the count.
+std::int64_t append_events(Db& store, std::int64_t run_id, const std::string& select_tail,
+                           const std::function<void(Statement&)>& bind_source);
+
+// Deletes everything a run's earlier attempt ingested (events, steps, meta, provenance,
+// clock models, config echo); the runs row itself stays.
+void clear_run_data(Db& store, std::int64_t run_id);
+
+}  // namespace culprit::storage

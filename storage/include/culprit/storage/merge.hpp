@@ -1,0 +1,26 @@
+#pragma once
+// Merging shard stores: experiments are matched by name (and must have the same manifest
+// hash), configurations by config_hash, runs by (configuration, repetition). Only finished
+// runs are copied; of two conflicting copies the `ok` one is kept. Merging the same input
+// twice changes nothing.
+
+#include <string>
+
+#include "culprit/storage/db.hpp"
+
+namespace culprit::storage {
+
+struct MergeStats {
+  int experiments_added = 0;
+  int configurations_added = 0;
+  int runs_added = 0;     // (configuration, repetition) not in the output before
+  int runs_replaced = 0;  // the output's copy was unfinished or failed, the input's ok
+  int runs_kept = 0;      // finished in the input, the output's copy kept
+};
+
+// Merges the store at `input_path` into `output` in one transaction.
+// Throws culprit::UsageError when the input is missing, not a store of this schema version,
+// the output itself, or holds an experiment whose manifest differs from the output's.
+MergeStats merge_store(Db& output, const std::string& input_path);
+
+}  // namespace culprit::storage

@@ -1,0 +1,101 @@
+#pragma once
+// The rows the launcher writes: experiments, configurations and the life of each run
+// (pending -> running -> ok | failed | timeout | crashed; running at startup -> interrupted).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "culprit/storage/db.hpp"
+
+namespace culprit::storage {
+
+struct ExperimentRecord {
+  std::int64_t id = 0;
+  std::string name;
+  std::string manifest_path;
+  std::string manifest_text;
+  std::string manifest_hash;
+  std::string forced_changes;
+};
+
+std::optional<ExperimentRecord> find_experiment(Db& store, const std::string& name);
+std::int64_t insert_experiment(Db& store, const ExperimentRecord& experiment);
+// Replaces the stored manifest (resume with --force) and appends `note` to forced_changes.
+void force_manifest(Db& store, std::int64_t experiment_id, const ExperimentRecord& manifest,
+                    const std::string& note);
+
+struct ConfigurationRecord {
+  std::string label;
+  std::string factor;
+  std::string level_json = "null";
+  bool is_baseline = false;
+  std::string version;
+  std::string backend;
+  int ranks = 1;
+  std::string command_json = "[]";
+  std::string env_json = "{}";
+  std::string resolved_json;
+  std::string config_hash;
+};
+
+// The id of the experiment's configuration with this config_hash, inserted when absent.
+std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
+                                  const ConfigurationRecord& config);
+
+struct RunKey {
+  std::int64_t config_id = 0;
+  int repetition = 0;
+};
+
+struct RunState {
+  std::int64_t id = 0;
+  std::string status;
+  int attempt = 1;
+  int position = 0;
+};
+
+// The run row for (configuration, repetition), inserted as `pending` when absent. An existing
+// row keeps its status, position and seed: resuming never duplicates a run.
+RunState ensure_run(Db& store, std::int64_t experiment_id, const RunKey& key, int position,
+                    std::uint64_t seed, const std::string& shard);
+
+// Marks every run of the experiment left `running` by a dead orchestrator as `interrupted`.
+// Returns how many.
+int mark_interrupted(Db& store, std::int64_t experiment_id);
+
+struct RunStart {
+  std::string started_at;  // ISO-8601 UTC
+  std::string command_json;
+  std::string launcher;  // "mpirun" | "srun" | "direct"
+  std::string binding;   // e.g. "none", "core"
+};
+
+// Sets the run `running`; a run that ran before (not `pending`) gets attempt + 1.
+// Returns the attempt number now recorded.
+int mark_running(Db& store, std::int64_t run_id, const RunStart& start);
+
+struct RunFinish {
+  std::string status;  // ok | failed | timeout | crashed | interrupted
+  std::string finished_at;
+  double wall_s = 0;
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::optional<double> median_ms;
+  std::optional<int> steps_measured;
+  std::string error;
+  std::string stdout_tail;
+  std::string stderr_tail;
+};
+
+void finish_run(Db& store, std::int64_t run_id, const RunFinish& finish);
+
+// Number of `ok` runs of a configuration, and the largest repetition / position stored.
+int count_ok_runs(Db& store, std::int64_t config_id);
+int max_repetition(Db& store, std::int64_t config_id);    // -1 when none
+int max_position(Db& store, std::int64_t experiment_id);  // -1 when none
+
+// Current UTC time as ISO-8601 with milliseconds ("2026-01-02T03:04:05.678Z").
+std::string utc_now_iso8601();
+
+}  // namespace culprit::storage

@@ -1,0 +1,131 @@
+#include "culprit/storage/ingest.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+
+namespace culprit::storage {
+
+const char* const kEventColumns =
+    "rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes, device, stream";
+
+namespace {
+
+constexpr int kReadableRunFileFormat = 1;
+
+constexpr const char* kClockColumns =
+    "rank, host, ref_ns, offset_ns, drift_ppm, uncertainty_ns, start_rtt_ns, end_rtt_ns, "
+    "exchanges";
+
+std::runtime_error bad_run_file(const std::string& path, const std::string& why) {
+  return std::runtime_error("bad run file " + path + ": " + why);
+}
+
+}  // namespace
+
+AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(store), path_(path) {
+  if (!std::filesystem::is_regular_file(path)) throw bad_run_file(path, "missing");
+  Statement attach(store_, "ATTACH DATABASE ?1 AS run");
+  attach.bind(1, path);
+  try {
+    attach.run();
+  } catch (const std::runtime_error& e) {
+    throw bad_run_file(path, e.what());
+  }
+  try {
+    auto version = store_.query_text("SELECT value FROM run.meta WHERE key = 'format_version'");
+    if (!version) throw bad_run_file(path, "meta.format_version is missing");
+    if (*version != std::to_string(kReadableRunFileFormat)) {
+      throw bad_run_file(path, "format_version " + *version + ", this culprit reads " +
+                                   std::to_string(kReadableRunFileFormat));
+    }
+  } catch (const std::runtime_error& e) {
+    store_.exec("DETACH DATABASE run");
+    const std::string what = e.what();
+    if (what.rfind("bad run file", 0) == 0) throw;
+    throw bad_run_file(path, "not a run file (" + what + ")");
+  }
+}
+
+AttachedRunFile::~AttachedRunFile() {
+  try {
+    store_.exec("DETACH DATABASE run");
+  } catch (...) {  // a destructor must not throw; the attachment ends with the connection
+  }
+}
+
+std::int64_t AttachedRunFile::event_count() {
+  return store_.query_int("SELECT count(*) FROM run.events").value_or(0);
+}
+
+void clear_run_data(Db& store, std::int64_t run_id) {
+  Statement events(store,
+                   "DELETE FROM events WHERE rowid BETWEEN (SELECT first_event_rowid FROM runs "
+                   "WHERE id = ?1) AND (SELECT last_event_rowid FROM runs WHERE id = ?1)");
+  events.bind(1, run_id).run();
+  Statement range(store,
+                  "UPDATE runs SET first_event_rowid = NULL, last_event_rowid = NULL "
+                  "WHERE id = ?1");
+  range.bind(1, run_id).run();
+  for (const char* table : {"steps", "run_meta", "provenance", "clock_models", "run_config_echo"}) {
+    Statement stmt(store, std::string("DELETE FROM ") + table + " WHERE run_id = ?1");
+    stmt.bind(1, run_id).run();
+  }
+}
+
+std::int64_t append_events(Db& store, std::int64_t run_id, const std::string& select_tail,
+                           const std::function<void(Statement&)>& bind_source) {
+  const std::int64_t before = store.query_int("SELECT coalesce(max(rowid), 0) FROM events").value();
+  Statement insert(store, std::string("INSERT INTO events (run_id, ") + kEventColumns +
+                              ") SELECT ?1, " + kEventColumns + " " + select_tail);
+  insert.bind(1, run_id);
+  bind_source(insert);
+  insert.run();
+  const std::int64_t count = store.changes();
+  if (count == 0) return 0;
+  const std::int64_t last = store.query_int("SELECT max(rowid) FROM events").value();
+  // The range is what every read by run relies on; a gap would mix runs, so it is checked.
+  if (last - before != count) {
+    store.fail("events of run " + std::to_string(run_id) + " did not get contiguous rowids");
+  }
+  Statement range(store,
+                  "UPDATE runs SET first_event_rowid = ?2, last_event_rowid = ?3 WHERE id = ?1");
+  range.bind(1, run_id).bind(2, before + 1).bind(3, last).run();
+  return count;
+}
+
+std::int64_t copy_run_file(Db& store, const AttachedRunFile& /*file*/, std::int64_t run_id) {
+  clear_run_data(store, run_id);
+  auto copy = [&](const std::string& sql) {
+    Statement stmt(store, sql);
+    stmt.bind(1, run_id);
+    stmt.run();
+  };
+  copy("INSERT INTO run_meta (run_id, key, value) SELECT ?1, key, value FROM run.meta");
+  copy("INSERT INTO run_config_echo (run_id, json) SELECT ?1, json FROM run.config_echo");
+  copy(
+      "INSERT INTO provenance (run_id, rank, key, value) SELECT ?1, rank, key, value "
+      "FROM run.provenance");
+  copy(std::string("INSERT INTO clock_models (run_id, ") + kClockColumns + ") SELECT ?1, " +
+       kClockColumns + " FROM run.clock_models");
+  return append_events(store, run_id, "FROM run.events", [](Statement&) {});
+}
+
+void replace_steps(Db& store, std::int64_t run_id, const std::vector<StepRow>& steps) {
+  Statement clear(store, "DELETE FROM steps WHERE run_id = ?1");
+  clear.bind(1, run_id).run();
+  Statement insert(store,
+                   "INSERT INTO steps (run_id, step, time_ms, boundary_ns, last_rank, warmup) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  for (const StepRow& s : steps) {
+    insert.bind(1, run_id)
+        .bind(2, s.step)
+        .bind(3, s.time_ms)
+        .bind(4, s.boundary_ns)
+        .bind(5, s.last_rank)
+        .bind(6, s.warmup ? 1 : 0);
+    insert.run();
+  }
+}
+
+}  // namespace culprit::storage

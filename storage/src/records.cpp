@@ -1,0 +1,184 @@
+#include "culprit/storage/records.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+namespace culprit::storage {
+namespace {
+
+std::optional<ExperimentRecord> read_experiment(Statement& stmt) {
+  if (!stmt.step()) return std::nullopt;
+  ExperimentRecord e;
+  e.id = stmt.column_int(0);
+  e.name = stmt.column_text(1);
+  e.manifest_path = stmt.column_text(2);
+  e.manifest_text = stmt.column_text(3);
+  e.manifest_hash = stmt.column_text(4);
+  e.forced_changes = stmt.column_text(5);
+  return e;
+}
+
+}  // namespace
+
+std::string utc_now_iso8601() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[96];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>(millis));
+  return text;
+}
+
+std::optional<ExperimentRecord> find_experiment(Db& store, const std::string& name) {
+  Statement stmt(store,
+                 "SELECT id, name, manifest_path, manifest_text, manifest_hash, forced_changes "
+                 "FROM experiments WHERE name = ?1");
+  stmt.bind(1, name);
+  return read_experiment(stmt);
+}
+
+std::int64_t insert_experiment(Db& store, const ExperimentRecord& e) {
+  Statement stmt(store,
+                 "INSERT INTO experiments (name, manifest_path, manifest_text, manifest_hash, "
+                 "created_at, forced_changes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  stmt.bind(1, e.name)
+      .bind(2, e.manifest_path)
+      .bind(3, e.manifest_text)
+      .bind(4, e.manifest_hash)
+      .bind(5, utc_now_iso8601())
+      .bind(6, e.forced_changes);
+  stmt.run();
+  return store.last_insert_id();
+}
+
+void force_manifest(Db& store, std::int64_t experiment_id, const ExperimentRecord& manifest,
+                    const std::string& note) {
+  Statement stmt(store,
+                 "UPDATE experiments SET manifest_path = ?2, manifest_text = ?3, "
+                 "manifest_hash = ?4, forced_changes = forced_changes || ?5 WHERE id = ?1");
+  stmt.bind(1, experiment_id)
+      .bind(2, manifest.manifest_path)
+      .bind(3, manifest.manifest_text)
+      .bind(4, manifest.manifest_hash)
+      .bind(5, note + "\n");
+  stmt.run();
+}
+
+std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
+                                  const ConfigurationRecord& c) {
+  Statement find(store,
+                 "SELECT id FROM configurations WHERE experiment_id = ?1 AND config_hash = ?2");
+  find.bind(1, experiment_id).bind(2, c.config_hash);
+  if (find.step()) return find.column_int(0);
+  Statement insert(store,
+                   "INSERT INTO configurations (experiment_id, label, factor, level_json, "
+                   "is_baseline, version, backend, ranks, command_json, env_json, resolved_json, "
+                   "config_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+  insert.bind(1, experiment_id)
+      .bind(2, c.label)
+      .bind(3, c.factor)
+      .bind(4, c.level_json)
+      .bind(5, c.is_baseline ? 1 : 0)
+      .bind(6, c.version)
+      .bind(7, c.backend)
+      .bind(8, c.ranks)
+      .bind(9, c.command_json)
+      .bind(10, c.env_json)
+      .bind(11, c.resolved_json)
+      .bind(12, c.config_hash);
+  insert.run();
+  return store.last_insert_id();
+}
+
+RunState ensure_run(Db& store, std::int64_t experiment_id, const RunKey& key, int position,
+                    std::uint64_t seed, const std::string& shard) {
+  Statement find(store,
+                 "SELECT id, status, attempt, position FROM runs "
+                 "WHERE config_id = ?1 AND repetition = ?2");
+  find.bind(1, key.config_id).bind(2, key.repetition);
+  if (find.step()) {
+    return {find.column_int(0), find.column_text(1), static_cast<int>(find.column_int(2)),
+            static_cast<int>(find.column_int(3))};
+  }
+  Statement insert(store,
+                   "INSERT INTO runs (experiment_id, config_id, repetition, position, seed, "
+                   "status, shard) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6)");
+  // SQLite integers are signed 64-bit; the seed's bits are kept as they are.
+  insert.bind(1, experiment_id)
+      .bind(2, key.config_id)
+      .bind(3, key.repetition)
+      .bind(4, position)
+      .bind(5, static_cast<std::int64_t>(seed))
+      .bind(6, shard);
+  insert.run();
+  return {store.last_insert_id(), "pending", 1, position};
+}
+
+int mark_interrupted(Db& store, std::int64_t experiment_id) {
+  Statement stmt(store,
+                 "UPDATE runs SET status = 'interrupted', error = 'the orchestrator stopped "
+                 "while this run was in flight' WHERE experiment_id = ?1 AND status = 'running'");
+  stmt.bind(1, experiment_id).run();
+  return store.changes();
+}
+
+int mark_running(Db& store, std::int64_t run_id, const RunStart& start) {
+  Statement stmt(store,
+                 "UPDATE runs SET attempt = attempt + (status <> 'pending'), status = 'running', "
+                 "started_at = ?2, finished_at = NULL, wall_s = NULL, exit_code = NULL, "
+                 "signal = NULL, median_ms = NULL, steps_measured = NULL, error = '', "
+                 "command_json = ?3, launcher = ?4, binding = ?5, stdout_tail = '', "
+                 "stderr_tail = '' WHERE id = ?1 RETURNING attempt");
+  stmt.bind(1, run_id)
+      .bind(2, start.started_at)
+      .bind(3, start.command_json)
+      .bind(4, start.launcher)
+      .bind(5, start.binding);
+  if (!stmt.step()) store.fail("run " + std::to_string(run_id) + " vanished");
+  const int attempt = static_cast<int>(stmt.column_int(0));
+  stmt.reset();
+  return attempt;
+}
+
+void finish_run(Db& store, std::int64_t run_id, const RunFinish& f) {
+  Statement stmt(store,
+                 "UPDATE runs SET status = ?2, finished_at = ?3, wall_s = ?4, exit_code = ?5, "
+                 "signal = ?6, median_ms = ?7, steps_measured = ?8, error = ?9, "
+                 "stdout_tail = ?10, stderr_tail = ?11 WHERE id = ?1");
+  stmt.bind(1, run_id).bind(2, f.status).bind(3, f.finished_at).bind(4, f.wall_s);
+  f.exit_code ? stmt.bind(5, *f.exit_code) : stmt.bind_null(5);
+  f.signal ? stmt.bind(6, *f.signal) : stmt.bind_null(6);
+  f.median_ms ? stmt.bind(7, *f.median_ms) : stmt.bind_null(7);
+  f.steps_measured ? stmt.bind(8, *f.steps_measured) : stmt.bind_null(8);
+  stmt.bind(9, f.error).bind(10, f.stdout_tail).bind(11, f.stderr_tail);
+  stmt.run();
+}
+
+int count_ok_runs(Db& store, std::int64_t config_id) {
+  Statement stmt(store, "SELECT count(*) FROM runs WHERE config_id = ?1 AND status = 'ok'");
+  stmt.bind(1, config_id);
+  stmt.step();
+  return static_cast<int>(stmt.column_int(0));
+}
+
+int max_repetition(Db& store, std::int64_t config_id) {
+  Statement stmt(store, "SELECT coalesce(max(repetition), -1) FROM runs WHERE config_id = ?1");
+  stmt.bind(1, config_id);
+  stmt.step();
+  return static_cast<int>(stmt.column_int(0));
+}
+
+int max_position(Db& store, std::int64_t experiment_id) {
+  Statement stmt(store, "SELECT coalesce(max(position), -1) FROM runs WHERE experiment_id = ?1");
+  stmt.bind(1, experiment_id);
+  stmt.step();
+  return static_cast<int>(stmt.column_int(0));
+}
+
+}  // namespace culprit::storage

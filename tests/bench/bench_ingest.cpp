@@ -1,0 +1,141 @@
+// Ingest rate of the results store: a synthetic run file (written with stepclock's writer) is
+// copied into a fresh store with ATTACH + INSERT ... SELECT in one transaction, as
+// `culprit run` does. Prints events per second for the copy alone and for the whole ingest
+// (copy + step times + the run's median, launch::ingest_run).
+//   bench_ingest [EVENTS (default 2000000)] [FOLDER (default /tmp)]
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <string>
+
+#include "culprit/launch/ingest.hpp"
+#include "culprit/storage/ingest.hpp"
+#include "culprit/storage/records.hpp"
+#include "culprit/storage/store.hpp"
+#include "stepclock/runfile.hpp"
+
+namespace fs = std::filesystem;
+using namespace culprit;
+
+namespace {
+
+constexpr int kRanks = 64;
+constexpr int kEventsPerRankStep = 32;  // 1 step event + 31 phases
+
+stepclock::RunFileContents synthetic_run(long events) {
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "gemm.bwd.dgrad", "gemm.bwd.wgrad", "allreduce", "optimizer"};
+  const long steps = std::max(1L, events / (kRanks * kEventsPerRankStep));
+  c.events.reserve(static_cast<std::size_t>(steps * kRanks * kEventsPerRankStep));
+  for (int step = 0; step < steps; ++step) {
+    for (int rank = 0; rank < kRanks; ++rank) {
+      const std::int64_t begin = step * 100'000'000LL + rank * 1000;
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kStep;
+      e.rank = rank;
+      e.step = step;
+      e.begin_ns = begin;
+      e.end_ns = begin + 99'000'000;
+      c.events.push_back(e);
+      for (int k = 1; k < kEventsPerRankStep; ++k) {
+        stepclock::EventRecord p = e;
+        p.name = static_cast<std::uint16_t>(1 + k % 5);
+        p.kind = p.name == 4 ? stepclock::EventKind::kCollective : stepclock::EventKind::kCompute;
+        p.layer = k / 4;
+        p.microbatch = k % 2;
+        p.seq = p.name == 4 ? k : -1;
+        p.bytes = p.name == 4 ? 1 << 20 : 0;
+        p.begin_ns = begin + k * 3'000'000LL;
+        p.end_ns = p.begin_ns + 2'500'000;
+        c.events.push_back(p);
+      }
+    }
+  }
+  for (int rank = 0; rank < kRanks; ++rank) c.clocks.push_back({rank, "h", 0, 0, 0, 0, 0, 0, 10});
+  c.meta = {{"ranks", std::to_string(kRanks)}, {"warmup_steps", "2"}};
+  c.config_json = "{}";
+  return c;
+}
+
+// CPU seconds of this process: on a shared machine the wall-clock rate also measures the
+// neighbours, so both are printed.
+double cpu_seconds() {
+  return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+}
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+std::int64_t new_run(storage::Db& db, int repetition) {
+  storage::ExperimentRecord e;
+  e.name = "bench";
+  e.manifest_hash = "h";
+  auto found = storage::find_experiment(db, "bench");
+  const auto experiment = found ? found->id : storage::insert_experiment(db, e);
+  storage::ConfigurationRecord c;
+  c.label = "baseline";
+  c.backend = "sim";
+  c.resolved_json = "{}";
+  c.config_hash = "c";
+  const auto config = storage::ensure_configuration(db, experiment, c);
+  return storage::ensure_run(db, experiment, {config, repetition}, repetition, 1, "").id;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long events = argc > 1 ? std::stol(argv[1]) : 2'000'000;
+  const fs::path folder = argc > 2 ? argv[2] : "/tmp";
+  const std::string run_file = (folder / "culprit_bench_ingest.run.db").string();
+  const std::string store_path = (folder / "culprit_bench_ingest.db").string();
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
+  fs::remove(run_file);
+
+  auto t = std::chrono::steady_clock::now();
+  const auto contents = synthetic_run(events);
+  stepclock::write_run_file(run_file, contents);
+  const auto n = static_cast<double>(contents.events.size());
+  std::printf("run file: %.0f events (%d ranks), written in %.2f s (%.2f M events/s)\n", n, kRanks,
+              seconds(t), n / seconds(t) / 1e6);
+
+  auto db = storage::open_store(store_path);
+  {
+    const auto run_id = new_run(*db, 0);
+    t = std::chrono::steady_clock::now();
+    const double cpu = cpu_seconds();
+    storage::AttachedRunFile file(*db, run_file);
+    storage::Transaction tx(*db);
+    storage::copy_run_file(*db, file, run_id);
+    tx.commit();
+    const double s = seconds(t);
+    const double c = cpu_seconds() - cpu;
+    std::printf(
+        "copy (ATTACH + INSERT ... SELECT, one transaction): %.2f s, %.2f M events/s "
+        "(%.2f CPU s, %.2f M events per CPU s)\n",
+        s, n / s / 1e6, c, n / c / 1e6);
+  }
+  {
+    const auto run_id = new_run(*db, 1);
+    t = std::chrono::steady_clock::now();
+    const double cpu = cpu_seconds();
+    storage::RunFinish finish;
+    const auto outcome = launch::ingest_run(*db, run_id, run_file, finish);
+    const double s = seconds(t);
+    const double c = cpu_seconds() - cpu;
+    std::printf(
+        "full ingest (copy + load + step times + median): %.2f s, %.2f M events/s "
+        "(%.2f CPU s; %s)\n",
+        s, n / s / 1e6, c, outcome.ok ? "ok" : outcome.error.c_str());
+  }
+  std::printf("store: %.0f MiB for %.0f events\n",
+              static_cast<double>(fs::file_size(store_path) + fs::file_size(store_path + "-wal")) /
+                  (1 << 20),
+              2 * n);
+  db.reset();
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
+  fs::remove(run_file);
+  return 0;
+}

@@ -1,0 +1,414 @@
+#include <doctest/doctest.h>
+
+#include <signal.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "culprit/errors.hpp"
+#include "culprit/launch/command.hpp"
+#include "culprit/launch/execute.hpp"
+#include "culprit/launch/process.hpp"
+#include "culprit/storage/merge.hpp"
+#include "culprit/storage/queries.hpp"
+#include "culprit/storage/store.hpp"
+
+namespace fs = std::filesystem;
+using namespace culprit;
+using namespace culprit::launch;
+
+namespace {
+
+// culprit-fake-workload is built into the same folder as this test.
+std::string fake_workload() {
+  return (fs::path(executable_dir()) / "culprit-fake-workload").string();
+}
+
+struct TempStore {
+  std::string path;
+  explicit TempStore(const std::string& name)
+      : path((fs::temp_directory_path() / ("culprit_launch_" + name + ".db")).string()) {
+    clean();
+  }
+  ~TempStore() { clean(); }
+  void clean() const {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
+    fs::remove_all(path + ".runs");
+  }
+};
+
+manifest::Configuration fake_config(const std::string& label, std::vector<std::string> extra,
+                                    const std::string& backend = "sim", int ranks = 2) {
+  manifest::Configuration c;
+  c.label = label;
+  c.factor = label == "baseline" ? "" : "version";
+  c.level_json = label == "baseline" ? "null" : "\"" + label + "\"";
+  c.is_baseline = label == "baseline";
+  c.backend = backend;
+  c.ranks = ranks;
+  c.command = {fake_workload(),      "--out", "{out}", "--config", "{config}", "--ranks",
+               std::to_string(ranks)};
+  c.command.insert(c.command.end(), extra.begin(), extra.end());
+  c.resolved_json = "{\"config_label\":\"" + label + "\"}";
+  c.config_hash = "hash-" + label;
+  return c;
+}
+
+// configs[i] runs `repetitions` times, interleaved: position = rep * configs + i.
+manifest::Plan fake_plan(std::vector<manifest::Configuration> configs, int repetitions) {
+  manifest::Plan plan;
+  plan.settings.name = "unit";
+  plan.settings.manifest_path = "unit.toml";
+  plan.settings.manifest_text = "[experiment]\nname = \"unit\"\n";
+  plan.settings.manifest_hash = "manifest-hash-1";
+  plan.settings.timeout_s = 20;
+  plan.configs = std::move(configs);
+  for (int rep = 0; rep < repetitions; ++rep) {
+    for (int c = 0; c < static_cast<int>(plan.configs.size()); ++c) {
+      manifest::PlannedRun run;
+      run.config_index = c;
+      run.repetition = rep;
+      run.position = static_cast<int>(plan.runs.size());
+      run.seed = 1000 + static_cast<std::uint64_t>(run.position);
+      plan.runs.push_back(run);
+    }
+  }
+  return plan;
+}
+
+ExecuteOptions quick_options() {
+  ExecuteOptions options;
+  options.grace_s = 0.5;
+  options.launch.workload_dir = executable_dir();
+  options.launch.mpirun = "mpirun";
+  options.launch.is_root = true;
+  options.launch.slots = 1;
+  return options;
+}
+
+std::map<std::string, int> status_counts(storage::Db& db) {
+  std::map<std::string, int> counts;
+  for (const auto& run : storage::list_runs(db)) ++counts[run.status];
+  return counts;
+}
+
+class RecordingSink : public ProgressSink {
+ public:
+  int starts = 0, ends = 0, to_run = -1;
+  void on_sweep_start(int, int n, int) override { to_run = n; }
+  void on_run_start(const RunProgress&) override { ++starts; }
+  void on_run_end(const RunProgress&, const RunReport&) override { ++ends; }
+};
+
+}  // namespace
+
+TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, binding, env") {
+  LaunchEnvironment env;
+  env.mpirun = "/usr/bin/mpirun";
+  env.slots = 2;
+  env.is_root = false;
+  env.binding = "core";
+  env.workload_dir = "/opt/culprit/bin";
+  manifest::Configuration c;
+  c.backend = "cpu";
+  c.ranks = 2;
+  c.env = {{"OMP_NUM_THREADS", "1"}};
+  auto cmd = build_launch_command(c, "/w/config.json", "/w/run.db", env);
+  CHECK(cmd.launcher == "mpirun");
+  CHECK(cmd.binding == "core");
+  using V = std::vector<std::string>;
+  // The workload is culprit-step from workload_dir when present there, else from PATH.
+  CHECK(cmd.argv == V{"/usr/bin/mpirun", "-np", "2", "--bind-to", "core", "-x", "CULPRIT_CONFIG",
+                      "-x", "CULPRIT_RUN_FILE", "-x", "OMP_NUM_THREADS", "culprit-step", "--config",
+                      "/w/config.json", "--out", "/w/run.db"});
+  CHECK(cmd.env.at("CULPRIT_CONFIG") == "/w/config.json");
+  CHECK(cmd.env.at("CULPRIT_RUN_FILE") == "/w/run.db");
+  CHECK(cmd.env.at("OMP_NUM_THREADS") == "1");
+
+  c.ranks = 3;
+  env.is_root = true;
+  cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  CHECK(cmd.argv[3] == "--oversubscribe");
+  CHECK(cmd.argv[4] == "--allow-run-as-root");
+
+  SUBCASE("inside an allocation the slots are the allocation's") {
+    auto slurm =
+        detect_launch_environment([](const std::string& key) -> std::optional<std::string> {
+          if (key == "SLURM_JOB_ID") return "77";
+          if (key == "SLURM_NTASKS") return "64";
+          return std::nullopt;
+        });
+    CHECK(slurm.in_allocation);
+    CHECK(slurm.slots == 64u);
+    CHECK_FALSE(slurm.use_srun);
+    cmd = build_launch_command(c, "/w/c.json", "/w/r.db", slurm);
+    CHECK(std::find(cmd.argv.begin(), cmd.argv.end(), "--oversubscribe") == cmd.argv.end());
+  }
+  SUBCASE("srun when asked, with the binding translated") {
+    env.use_srun = true;
+    env.srun = "srun";
+    cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+    CHECK(cmd.launcher == "srun");
+    CHECK(cmd.argv == V{"srun", "--ntasks=3", "--kill-on-bad-exit=1", "--cpu-bind=cores",
+                        "culprit-step", "--config", "/w/c.json", "--out", "/w/r.db"});
+  }
+  SUBCASE("a version's command replaces the workload, placeholders filled") {
+    c.command = {"./app", "--cfg={config}", "{out}"};
+    cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+    CHECK(cmd.argv.back() == "/w/r.db");
+    CHECK(cmd.argv[cmd.argv.size() - 2] == "--cfg=/w/c.json");
+    CHECK(cmd.argv[cmd.argv.size() - 3] == "./app");
+    CHECK(cmd.argv[0] == "/usr/bin/mpirun");
+  }
+  SUBCASE("the simulator runs as one process without mpirun") {
+    c.backend = "sim";
+    cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+    CHECK(cmd.launcher == "direct");
+    CHECK(cmd.argv == V{"culprit-sim", "--config", "/w/c.json", "--out", "/w/r.db"});
+  }
+}
+
+TEST_CASE("launch environment: unknown launcher or binding is a usage error") {
+  auto with = [](std::string key, std::string value) {
+    return [key, value](const std::string& k) -> std::optional<std::string> {
+      if (k == key) return value;
+      return std::nullopt;
+    };
+  };
+  CHECK_THROWS_AS(detect_launch_environment(with("CULPRIT_LAUNCHER", "ssh")), UsageError);
+  CHECK_THROWS_AS(detect_launch_environment(with("CULPRIT_LAUNCHER", "srun")), UsageError);
+  CHECK_THROWS_AS(detect_launch_environment(with("CULPRIT_BIND", "everywhere")), UsageError);
+  CHECK(detect_launch_environment(with("CULPRIT_BIND", "core")).binding == "core");
+  CHECK(detect_launch_environment(with("X", "")).binding == "none");
+}
+
+TEST_CASE("run_process: exit codes, signals, timeouts, tails, launch failures") {
+  ProcessSpec spec;
+  spec.argv = {"true"};
+  auto r = run_process(spec);
+  CHECK(r.started);
+  CHECK(r.exit_code.value() == 0);
+
+  spec.argv = {fake_workload(), "--mode", "exit3"};
+  r = run_process(spec);
+  CHECK(r.exit_code.value() == 3);
+  CHECK(r.stdout_tail == "fake workload: mode exit3\n");
+  CHECK(r.stderr_tail == "fake workload stderr\n");
+
+  spec.argv = {fake_workload(), "--mode", "crash"};
+  r = run_process(spec);
+  CHECK_FALSE(r.exit_code.has_value());
+  CHECK(r.signal.value() == SIGKILL);
+
+  spec.argv = {"seq", "1", "20000"};
+  spec.tail_bytes = 100;
+  r = run_process(spec);
+  CHECK(r.stdout_tail.size() == 100);
+  CHECK(r.stdout_tail.substr(r.stdout_tail.size() - 6) == "20000\n");
+
+  spec.argv = {"no-such-program-culprit"};
+  r = run_process(spec);
+  CHECK_FALSE(r.started);
+  CHECK(r.launch_error.find("not found") != std::string::npos);
+
+  spec.argv = {"env"};
+  spec.env = {{"CULPRIT_UNIT_MARK", "42"}};
+  spec.tail_bytes = 1 << 20;
+  r = run_process(spec);
+  CHECK(r.stdout_tail.find("CULPRIT_UNIT_MARK=42\n") != std::string::npos);
+
+  spec.argv = {fake_workload(), "--mode", "hang"};
+  spec.env.clear();
+  spec.timeout_s = 0.5;
+  spec.grace_s = 0.5;
+  int ticks = 0;
+  r = run_process(spec, [&](double) { ++ticks; });
+  CHECK(r.timed_out);
+  CHECK(r.signal.value() == SIGTERM);
+  CHECK(r.wall_s < 10);  // generous: it was killed, not waited for
+}
+
+TEST_CASE("parse_shard") {
+  CHECK(parse_shard("2/3").index == 2);
+  CHECK(parse_shard("2/3").count == 3);
+  CHECK(parse_shard("1/1").text().empty());
+  CHECK(parse_shard("2/3").contains(1));
+  CHECK_FALSE(parse_shard("2/3").contains(2));
+  for (const char* bad : {"0/2", "3/2", "1", "a/b", "1/2x", "/"}) {
+    CHECK_THROWS_AS(parse_shard(bad), UsageError);
+  }
+}
+
+TEST_CASE("a sweep stores every run with its step times and resumes without rerunning") {
+  TempStore store("sweep");
+  auto db = storage::open_store(store.path);
+  auto plan =
+      fake_plan({fake_config("baseline", {"--step-ms", "10"}),
+                 fake_config("v2", {"--step-ms", "12", "--slow-rank", "1", "--slow-ms", "3"})},
+                2);
+  RecordingSink sink;
+  auto result = execute_plan(*db, plan, quick_options(), &sink);
+  CHECK(result.all_ok());
+  CHECK(result.planned == 4);
+  CHECK(result.runs.size() == 4);
+  CHECK(sink.to_run == 4);
+  CHECK(sink.ends == 4);
+  for (const auto& run : storage::list_runs(*db)) {
+    CHECK(run.status == "ok");
+    CHECK(run.median_ms.value() == doctest::Approx(run.config == "baseline" ? 10.0 : 15.0));
+  }
+  // steps: 4 per run (step 0 is warm-up); the slow rank finishes last in v2.
+  CHECK(db->query_int("SELECT count(*) FROM steps").value() == 16);
+  CHECK(db->query_int("SELECT count(DISTINCT last_rank) FROM steps s JOIN runs r ON "
+                      "r.id = s.run_id JOIN configurations c ON c.id = r.config_id "
+                      "WHERE c.label = 'v2'")
+            .value() == 1);
+  CHECK(db->query_int("SELECT count(*) FROM runs WHERE launcher = 'direct' AND attempt = 1")
+            .value() == 4);
+  CHECK_FALSE(fs::exists(store.path + ".runs/1.1"));  // run folders go after ingest
+
+  auto again = execute_plan(*db, plan, quick_options());
+  CHECK(again.already_ok == 4);
+  CHECK(again.runs.empty());
+  CHECK(db->query_int("SELECT count(*) FROM runs").value() == 4);
+
+  SUBCASE("a run left `running` by a dead orchestrator is rerun as attempt 2") {
+    db->exec("UPDATE runs SET status = 'running' WHERE repetition = 1 AND config_id = 1");
+    auto resumed = execute_plan(*db, plan, quick_options());
+    CHECK(resumed.interrupted == 1);
+    REQUIRE(resumed.runs.size() == 1);
+    CHECK(resumed.runs[0].attempt == 2);
+    CHECK(status_counts(*db) == std::map<std::string, int>{{"ok", 4}});
+    CHECK(db->query_int("SELECT count(*) FROM events").value() == 4 * 4 * 2);
+  }
+  SUBCASE("a changed manifest is refused unless forced, and the change is recorded") {
+    plan.settings.manifest_hash = "manifest-hash-2";
+    CHECK_THROWS_WITH_AS(execute_plan(*db, plan, quick_options()),
+                         doctest::Contains("different manifest"), UsageError);
+    auto options = quick_options();
+    options.force = true;
+    plan.configs[1] = fake_config("v2", {"--step-ms", "20"});
+    plan.configs[1].config_hash = "hash-v2-changed";
+    auto forced = execute_plan(*db, plan, options);
+    CHECK(forced.runs.size() == 2);  // the changed configuration's runs
+    CHECK(db->query_text("SELECT forced_changes FROM experiments")
+              .value()
+              .find("manifest-hash-1 -> manifest-hash-2") != std::string::npos);
+    CHECK(db->query_int("SELECT count(*) FROM configurations WHERE label LIKE "
+                        "'v2 [superseded %'")
+              .value() == 1);
+  }
+}
+
+TEST_CASE("failures are classified and the sweep goes on") {
+  TempStore store("failures");
+  auto db = storage::open_store(store.path);
+  auto plan = fake_plan(
+      {fake_config("baseline", {}), fake_config("hang", {"--mode", "hang"}),
+       fake_config("exit", {"--mode", "exit3"}), fake_config("crash", {"--mode", "crash"}),
+       fake_config("nofile", {"--mode", "nofile"}), fake_config("badfile", {"--mode", "badfile"}),
+       fake_config("incomplete", {"--mode", "incomplete"}), fake_config("missing", {})},
+      1);
+  plan.configs[7].command = {"/nonexistent/culprit-app", "{out}"};
+  plan.settings.timeout_s = 1;
+  auto result = execute_plan(*db, plan, quick_options());
+  CHECK(result.runs.size() == 8);
+  CHECK(result.not_ok == 7);
+  std::map<std::string, storage::RunSummary> by_config;
+  for (const auto& run : storage::list_runs(*db)) by_config[run.config] = run;
+  CHECK(by_config["baseline"].status == "ok");
+  CHECK(by_config["hang"].status == "timeout");
+  CHECK(by_config["exit"].status == "failed");
+  CHECK(by_config["exit"].error == "exited with code 3");
+  CHECK(by_config["crash"].status == "crashed");
+  CHECK(by_config["nofile"].status == "failed");
+  CHECK(by_config["nofile"].error.find("bad run file") != std::string::npos);
+  CHECK(by_config["badfile"].status == "failed");
+  CHECK(by_config["incomplete"].status == "failed");
+  CHECK(by_config["incomplete"].error == "no complete steady-state step");
+  CHECK(by_config["missing"].status == "failed");
+  CHECK(by_config["missing"].error.find("launch failed") != std::string::npos);
+  CHECK(db->query_text("SELECT stderr_tail FROM runs WHERE id = " +
+                       std::to_string(by_config["exit"].id))
+            .value() == "fake workload stderr\n");
+  // Failed runs are kept as they are on resume unless asked to retry them.
+  CHECK(execute_plan(*db, plan, quick_options()).runs.empty());
+  auto options = quick_options();
+  options.retry_failed = true;
+  options.fail_fast = true;
+  auto retried = execute_plan(*db, plan, options);
+  CHECK(retried.runs.size() == 1);  // fail-fast: the first failure stops the sweep
+  CHECK(retried.stopped_early);
+}
+
+TEST_CASE("shards run separately and merged equal the whole plan") {
+  TempStore full("full"), one("shard1"), two("shard2"), merged("merged");
+  auto plan = fake_plan({fake_config("baseline", {}), fake_config("v2", {"--step-ms", "11"})}, 3);
+  for (auto [store, shard] : {std::pair{&one, "1/2"}, std::pair{&two, "2/2"}}) {
+    auto db = storage::open_store(store->path);
+    auto options = quick_options();
+    options.shard = parse_shard(shard);
+    auto r = execute_plan(*db, plan, options);
+    CHECK(r.planned == 3);
+    CHECK(r.all_ok());
+  }
+  auto db = storage::open_store(merged.path);
+  storage::merge_store(*db, one.path);
+  storage::merge_store(*db, two.path);
+  auto runs = storage::list_runs(*db);
+  REQUIRE(runs.size() == 6);
+  std::set<std::pair<std::string, int>> keys;
+  for (const auto& r : runs) {
+    CHECK(r.status == "ok");
+    keys.insert({r.config, r.repetition});
+  }
+  CHECK(keys.size() == 6);
+  const auto before = storage::merge_store(*db, two.path);
+  CHECK(before.runs_added + before.runs_replaced == 0);
+  CHECK(storage::list_runs(*db).size() == 6);
+  // The merged store resumes like a full one: nothing is left to run.
+  CHECK(execute_plan(*db, plan, quick_options()).runs.empty());
+}
+
+TEST_CASE("ensure_ok_runs adds balanced repetitions until each configuration has enough") {
+  TempStore store("ensure");
+  auto db = storage::open_store(store.path);
+  auto plan = fake_plan({fake_config("baseline", {}), fake_config("v2", {"--step-ms", "11"}),
+                         fake_config("broken", {"--mode", "exit3"})},
+                        1);
+  execute_plan(*db, plan, quick_options());
+  auto r = ensure_ok_runs(*db, plan, {0, 1}, 3, quick_options());
+  CHECK(r.all_ok());
+  CHECK(r.runs.size() == 4);
+  CHECK(db->query_int("SELECT count(*) FROM runs WHERE status = 'ok'").value() == 6);
+  // A configuration that keeps failing stops after one block instead of looping.
+  auto broken = ensure_ok_runs(*db, plan, {2}, 2, quick_options());
+  CHECK(broken.not_ok == 2);
+  CHECK(broken.runs.size() == 2);
+  // Asking again for what exists runs nothing.
+  CHECK(ensure_ok_runs(*db, plan, {0, 1}, 3, quick_options()).runs.empty());
+}
+
+TEST_CASE("the cpu backend runs the command under mpirun with 2 ranks") {
+  TempStore store("mpirun");
+  auto db = storage::open_store(store.path);
+  auto plan = fake_plan({fake_config("baseline", {"--step-ms", "7"}, "cpu", 2),
+                         fake_config("crash", {"--mode", "crash"}, "cpu", 2)},
+                        1);
+  auto options = quick_options();
+  options.launch = detect_launch_environment();
+  auto result = execute_plan(*db, plan, options);
+  REQUIRE(result.runs.size() == 2);
+  INFO(result.runs[1].error, "\n", result.runs[1].stderr_tail);
+  CHECK(result.runs[1].status == "crashed");
+  CHECK(result.runs[1].error.find("signal 9") != std::string::npos);
+  INFO(result.runs[0].error, "\n", result.runs[0].stderr_tail);
+  CHECK(result.runs[0].status == "ok");
+  CHECK(result.runs[0].median_ms.value() == doctest::Approx(7.0));
+  CHECK(db->query_int("SELECT count(*) FROM runs WHERE launcher = 'mpirun' AND binding = 'none'")
+            .value() == 2);
+}
