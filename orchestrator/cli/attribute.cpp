@@ -1,14 +1,71 @@
+// `culprit attribute`: blind attribution of one run (from the store or straight from a run
+// file): per step the last arriver, the first unexplained divergence and the decomposition;
+// per run the culprit, its symptom, delay costs, what-if and efficiency ratios.
+#include <iostream>
+#include <optional>
+#include <string>
+
 #include "command.hpp"
+#include "culprit/analysis/attribution.hpp"
+#include "culprit/analysis/stored_runs.hpp"
+#include "culprit/errors.hpp"
+#include "culprit/report/attribution_report.hpp"
+#include "culprit/storage/run_data.hpp"
+#include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
+namespace {
+
+struct AttributeArgs {
+  CommonOptions common;
+  std::optional<std::int64_t> run_id;
+  std::string run_file;
+  double peak_flops = 0;
+};
+
+int attribute(const AttributeArgs& args) {
+  if (args.run_id.has_value() == !args.run_file.empty()) {
+    throw UsageError(
+        "attribute needs one run: a RUN id from the store (see `culprit runs`) or "
+        "--run-file PATH");
+  }
+  analysis::AttributionOptions options;
+  options.peak_flops_per_device = args.peak_flops;
+  storage::RunData run;
+  try {
+    if (!args.run_file.empty()) {
+      run = storage::load_run_file(args.run_file);
+    } else {
+      auto store =
+          storage::open_existing_store(args.common.db.empty() ? "culprit.db" : args.common.db);
+      run = storage::load_run(*store, *args.run_id);
+      if (options.peak_flops_per_device <= 0)
+        options.peak_flops_per_device = analysis::configured_peak_flops(*store, *args.run_id);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const analysis::RunAttribution result = analysis::attribute_run(run, options);
+  std::cout << (args.common.json ? report::attribution_json(result) + "\n"
+                                 : report::attribution_text(result));
+  return exit_code::kOk;
+}
+
+}  // namespace
 
 void register_attribute(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "attribute", "Attribute each step of one run: last arriver, first divergence, delay costs");
-  auto options = std::make_shared<CommonOptions>();
-  add_json_flag(*command, *options);
-  add_db_option(*command, *options);
-  command->callback([&outcome] { outcome.exit_code = not_implemented("attribute", "6"); });
+  auto args = std::make_shared<AttributeArgs>();
+  add_json_flag(*command, args->common);
+  add_db_option(*command, args->common);
+  command->add_option("RUN", args->run_id, "Run id in the store (see `culprit runs`)");
+  command->add_option("--run-file", args->run_file, "Attribute a run file directly (no store)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--peak-flops", args->peak_flops,
+                      "Peak FLOP/s per device for MFU (default: the configuration's "
+                      "model.peak_flops)");
+  command->callback([&outcome, args] { outcome.exit_code = attribute(*args); });
 }
 
 }  // namespace culprit::cli

@@ -1,14 +1,108 @@
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
 #include "command.hpp"
+#include "culprit/bisect/bisector.hpp"
+#include "culprit/bisect/report.hpp"
+#include "culprit/bisect/store_measurer.hpp"
+#include "culprit/bisect/versions.hpp"
+#include "culprit/launch/execute.hpp"
+#include "culprit/manifest/manifest.hpp"
+#include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
+namespace {
+
+struct BisectOptions {
+  CommonOptions common;
+  std::string manifest;
+  std::string cache;
+  bool force = false;
+};
+
+// One log line per finished run (bisection launches runs a few at a time).
+class RunLog : public launch::ProgressSink {
+ public:
+  void on_run_end(const launch::RunProgress& p, const launch::RunReport& r) override {
+    if (r.status == "ok") {
+      spdlog::info("run {} {} #{}: ok, median {:.3f} ms", r.run_id, p.config, p.repetition,
+                   r.median_ms.value_or(0));
+    } else {
+      spdlog::warn("run {} {} #{}: {}: {}", r.run_id, p.config, p.repetition, r.status, r.error);
+    }
+  }
+};
+
+std::string database_path(const CommonOptions& o, const manifest::Manifest& m) {
+  if (!o.db.empty()) return o.db;
+  if (!m.settings.db.empty()) return m.settings.db;
+  return "culprit.db";
+}
+
+bisect::Options bisect_options(const manifest::Manifest& m) {
+  bisect::Options o;
+  o.repetitions = m.settings.repetitions;
+  o.max_repetitions = std::max(m.settings.max_repetitions, m.settings.repetitions);
+  o.alpha = m.settings.alpha;
+  o.margin = m.settings.margin;
+  return o;
+}
+
+int exit_code_of(bisect::Status status) {
+  switch (status) {
+    case bisect::Status::kFound:
+      return exit_code::kOk;
+    case bisect::Status::kNotReproduced:
+      return exit_code::kNotReproduced;
+    case bisect::Status::kInconclusive:
+      break;
+  }
+  return exit_code::kInconclusive;
+}
+
+}  // namespace
 
 void register_bisect(CLI::App& app, Outcome& outcome) {
   auto* command =
       app.add_subcommand("bisect", "Find the first bad version between a good and a bad one");
-  auto options = std::make_shared<CommonOptions>();
-  add_json_flag(*command, *options);
-  add_db_option(*command, *options);
-  command->callback([&outcome] { outcome.exit_code = not_implemented("bisect", "5"); });
+  auto o = std::make_shared<BisectOptions>();
+  command->add_option("MANIFEST", o->manifest, "The experiment manifest with a [bisect] section")
+      ->required();
+  add_json_flag(*command, o->common);
+  add_db_option(*command, o->common);
+  command->add_option("--cache", o->cache,
+                      "Worktrees, build logs and build outcomes of git commits (default: "
+                      "<db>.builds)");
+  command->add_flag("--force", o->force,
+                    "Use the database even though the manifest changed since it was started");
+  command->callback([&outcome, o] {
+    const auto manifest = manifest::load_manifest(o->manifest);
+    const std::string db_path = database_path(o->common, manifest);
+    const std::string cache = o->cache.empty() ? db_path + ".builds" : o->cache;
+    auto versions = bisect::make_version_source(manifest, cache);
+    auto db = storage::open_store(db_path);
+    launch::ExecuteOptions execute;
+    execute.force = o->force;
+    execute.launch = launch::detect_launch_environment();
+    RunLog log;
+    bisect::StoreMeasurer measurer(*db, manifest, *versions, execute, &log);
+    const auto result =
+        bisect::run_bisection(versions->names(), measurer, bisect_options(manifest));
+
+    bisect::ReportContext context;
+    for (int i = 0; i < static_cast<int>(versions->names().size()); ++i) {
+      context.details.push_back(versions->detail(i));
+    }
+    context.new_runs = measurer.new_runs();
+    context.experiment = manifest.settings.name;
+    if (o->common.json) {
+      std::cout << bisect::result_json(result, context) << "\n";
+    } else {
+      std::cout << bisect::result_text(result, context);
+    }
+    outcome.exit_code = exit_code_of(result.status);
+  });
 }
 
 }  // namespace culprit::cli

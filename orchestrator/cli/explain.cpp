@@ -1,14 +1,51 @@
+// `culprit explain`: a change of median step time decomposed into components by category and
+// culprit (rank, phase, layer) plus unclassified, reconciled to 0.01 ms.
+#include <iostream>
+#include <string>
+
 #include "command.hpp"
+#include "culprit/analysis/explain.hpp"
+#include "culprit/errors.hpp"
+#include "culprit/report/explain_report.hpp"
+#include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
+namespace {
+
+struct ExplainArgs {
+  CommonOptions common;
+  std::string experiment;
+  std::string baseline;
+  std::string candidate;
+};
+
+int explain(const ExplainArgs& args) {
+  if (!args.baseline.empty() && args.candidate.empty()) {
+    throw UsageError(
+        "explain takes no configuration (baseline vs every other one) or two: "
+        "BASELINE CANDIDATE");
+  }
+  auto store = storage::open_existing_store(args.common.db.empty() ? "culprit.db" : args.common.db);
+  const analysis::StoredExplanations result =
+      analysis::explain_stored(*store, args.experiment, args.baseline, args.candidate, {});
+  std::cout << (args.common.json ? report::explain_json(result) + "\n"
+                                 : report::explain_text(result));
+  return exit_code::kOk;
+}
+
+}  // namespace
 
 void register_explain(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "explain", "Explain a median step-time change: components by rank and phase + unclassified");
-  auto options = std::make_shared<CommonOptions>();
-  add_json_flag(*command, *options);
-  add_db_option(*command, *options);
-  command->callback([&outcome] { outcome.exit_code = not_implemented("explain", "6"); });
+  auto args = std::make_shared<ExplainArgs>();
+  add_json_flag(*command, args->common);
+  add_db_option(*command, args->common);
+  command->add_option("--experiment", args->experiment,
+                      "Experiment name (default: the most recent one in the store)");
+  command->add_option("BASELINE", args->baseline, "Baseline configuration label");
+  command->add_option("CANDIDATE", args->candidate, "Candidate configuration label");
+  command->callback([&outcome, args] { outcome.exit_code = explain(*args); });
 }
 
 }  // namespace culprit::cli

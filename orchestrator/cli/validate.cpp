@@ -1,14 +1,57 @@
+// `culprit validate MANIFEST`: runs (or reuses) an injected-straggler sweep with its
+// no-injection controls, attributes every run blind, and scores the answers against the truth.
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <string>
+
 #include "command.hpp"
+#include "culprit/analysis/validate.hpp"
+#include "culprit/launch/execute.hpp"
+#include "culprit/manifest/manifest.hpp"
+#include "culprit/manifest/planner.hpp"
+#include "culprit/report/validate_report.hpp"
+#include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
+namespace {
+
+struct ValidateArgs {
+  CommonOptions common;
+  std::string manifest;
+};
+
+int validate(const ValidateArgs& args) {
+  const manifest::Plan plan = manifest::make_plan(manifest::load_manifest(args.manifest));
+  const std::string db_path = !args.common.db.empty()     ? args.common.db
+                              : !plan.settings.db.empty() ? plan.settings.db
+                                                          : "culprit.db";
+  auto store = storage::open_store(db_path);
+  launch::ExecuteOptions options;
+  options.launch = launch::detect_launch_environment();
+  const launch::ExecuteResult executed = launch::execute_plan(*store, plan, options);
+  spdlog::info("{} planned run(s): {} run now, {} reused, {} not ok", executed.planned,
+               executed.runs.size(), executed.already_ok, executed.not_ok);
+  const analysis::Scorecard card = analysis::score_experiment(*store, plan.settings.name, {});
+  std::cout << (args.common.json ? report::validate_json(card) + "\n"
+                                 : report::validate_text(card));
+  return executed.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
+}
+
+}  // namespace
 
 void register_validate(CLI::App& app, Outcome& outcome) {
   auto* command =
       app.add_subcommand("validate", "Score blind attribution against injected stragglers");
-  auto options = std::make_shared<CommonOptions>();
-  add_json_flag(*command, *options);
-  add_db_option(*command, *options);
-  command->callback([&outcome] { outcome.exit_code = not_implemented("validate", "6"); });
+  auto args = std::make_shared<ValidateArgs>();
+  command
+      ->add_option("MANIFEST", args->manifest,
+                   "Manifest of an injected-straggler sweep (the baseline runs are the "
+                   "no-injection controls)")
+      ->required();
+  add_json_flag(*command, args->common);
+  add_db_option(*command, args->common);
+  command->callback([&outcome, args] { outcome.exit_code = validate(*args); });
 }
 
 }  // namespace culprit::cli

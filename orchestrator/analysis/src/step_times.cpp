@@ -8,6 +8,15 @@
 namespace culprit::analysis {
 
 std::vector<StepTime> step_times(const storage::RunData& run) {
+  return step_times(run, {});
+}
+
+std::vector<StepTime> step_times(const storage::RunData& run,
+                                 const std::vector<double>& correction_ns) {
+  auto aligned = [&](const storage::Event& e, std::int64_t t) {
+    const auto r = static_cast<std::size_t>(e.rank);
+    return run.clocks.at(r).aligned(t) + (correction_ns.empty() ? 0.0 : correction_ns.at(r));
+  };
   struct Extent {
     double latest_begin = -std::numeric_limits<double>::infinity();
     double latest_end = -std::numeric_limits<double>::infinity();
@@ -17,10 +26,9 @@ std::vector<StepTime> step_times(const storage::RunData& run) {
   std::map<int, Extent> by_step;
   for (const storage::Event& e : run.events) {
     if (e.kind != storage::EventKind::kStep) continue;
-    const auto& clock = run.clocks.at(static_cast<std::size_t>(e.rank));
     Extent& x = by_step[e.step];
-    x.latest_begin = std::max(x.latest_begin, clock.aligned(e.begin_ns));
-    const double end = clock.aligned(e.end_ns);
+    x.latest_begin = std::max(x.latest_begin, aligned(e, e.begin_ns));
+    const double end = aligned(e, e.end_ns);
     if (end > x.latest_end) {
       x.latest_end = end;
       x.last_rank = e.rank;

@@ -21,6 +21,11 @@ struct StepTime {
 // latest aligned begin of that step over ranks (all ranks must have started it).
 std::vector<StepTime> step_times(const storage::RunData& run);
 
+// The same on a refined clock: `correction_ns[r]` is added to rank r's clock-model time (empty:
+// none). Attribution uses this so that its step times and its decomposition share one clock.
+std::vector<StepTime> step_times(const storage::RunData& run,
+                                 const std::vector<double>& correction_ns);
+
 // The run's figure: median of the steady-state (non-warm-up) step times; NaN when none.
 double median_step_ms(const std::vector<StepTime>& steps);
 

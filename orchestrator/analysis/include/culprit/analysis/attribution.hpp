@@ -1,0 +1,87 @@
+#pragma once
+// Blind attribution of one run: reads events and clock models only, never the configuration
+// echo (the injection truth). Per step: the step time, the last arriver at the collective that
+// cost the most waiting, the decomposition along the critical path and its first unexplained
+// divergence. Per run: the culprit (the (rank, phase, layer) first in the most steps), the
+// symptom it caused (ranks that waited), delay costs, what-if, efficiency ratios and the
+// sampled-activity figure.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "culprit/analysis/decomposition.hpp"
+#include "culprit/analysis/delay_costs.hpp"
+#include "culprit/analysis/efficiency.hpp"
+#include "culprit/analysis/phase_stats.hpp"
+#include "culprit/analysis/whatif.hpp"
+#include "culprit/storage/run_data.hpp"
+
+namespace culprit::analysis {
+
+struct AttributionOptions {
+  NoiseModel noise;
+  double peak_flops_per_device = 0;  // from the configuration's model section; 0 = unknown
+  double sample_period_s = 1.0;
+  // A (rank, phase, layer) becomes the run's culprit when it is the first divergence in at least
+  // this share of the steady-state steps (hiccups and contention move around; a cause repeats).
+  double culprit_min_step_share = 0.5;
+};
+
+struct StepAttribution {
+  StepDecomposition decomposition;  // step, warmup, time, components, culprit
+  int last_arriver = -1;            // at the collective with the most waiting; -1 without one
+  bool last_arriver_decided = true;
+  int collective = -1;  // seq of that collective
+  double total_wait_ns = 0;
+  int waiting_ranks = 0;  // ranks that waited beyond noise there
+  double median_wait_ns = 0;
+  double whatif_ms = 0;  // this step replayed with the culprit rank at the peers' median; NaN: none
+};
+
+struct RunCulprit {
+  bool found = false;
+  int rank = -1;
+  std::string phase;
+  int layer = -1;
+  int microbatch = -1;
+  int step = -1;  // the first step it was the first divergence in
+  int collective = -1;
+  double excess_ms = 0;  // median excess over those steps
+  int steps_blamed = 0;
+  int steady_steps = 0;
+};
+
+// The waiting a culprit caused on the other ranks: a symptom, not a cause.
+struct Symptom {
+  int waiting_ranks = 0;      // median over blamed steps of the ranks that waited beyond noise
+  double median_wait_ms = 0;  // median wait of those ranks
+  double total_wait_ms = 0;   // median over blamed steps of the summed waits
+};
+
+struct AlignmentSummary {
+  double max_uncertainty_ns = 0;
+  std::vector<int> contradicted_ranks;  // clock model broke causality beyond its bound
+  int undecided_collectives = 0;        // last arriver within clock uncertainty
+};
+
+struct RunAttribution {
+  std::int64_t run_id = 0;
+  int ranks = 0;
+  int warmup_steps = 0;
+  double median_step_ms = 0;
+  std::vector<StepAttribution> steps;
+  RunCulprit culprit;
+  Symptom symptom;
+  std::vector<std::pair<int, int>> last_arriver_counts;  // (rank, steady steps), most first
+  int undecided_steps = 0;
+  DelayCosts costs;  // over steady-state collectives
+  WhatIf what_if;    // culprit rank at the peers' median (rank -1: no culprit)
+  Efficiency efficiency;
+  SampledActivity activity;
+  AlignmentSummary alignment;
+};
+
+RunAttribution attribute_run(const storage::RunData& run, const AttributionOptions& options = {});
+
+}  // namespace culprit::analysis

@@ -1,0 +1,51 @@
+#pragma once
+// What a phase "normally" takes: for every phase instance (step, microbatch, layer, name) the
+// median duration over the other ranks, and how much noise to tolerate before an excess counts.
+// Noise is pooled per phase name over the whole run (robust spread of the relative deviation),
+// so one straggler does not widen its own tolerance, even with two ranks.
+// The same for the host gap before each collective call (a late arrival is a phase too).
+
+#include <vector>
+
+#include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/timeline.hpp"
+
+namespace culprit::analysis {
+
+struct NoiseModel {
+  double sigmas = 5.0;              // an excess counts beyond this many robust sigmas...
+  double relative_floor = 0.01;     // ...and beyond this share of the typical duration...
+  double step_fraction = 0.005;     // ...and beyond this share of the median step time...
+  double absolute_floor_ns = 20e3;  // ...and beyond this.
+  double gap_floor_ns = 50e3;       // the least excess counted for a late arrival
+  // On one critical path, a divergence smaller than this share of the largest one is not taken
+  // as the first divergence (it is noise next to the straggler).
+  double dominance = 0.25;
+};
+
+struct PhaseStats {
+  NoiseModel noise;
+  // Per event: the peers' median duration of the same phase instance; NaN for events that are
+  // not phases (collectives, steps) or have no peer.
+  std::vector<double> typical_ns;
+  std::vector<double> sigma_relative;  // per name index
+  double step_floor_ns = 0;            // step_fraction * median step time
+  // Per collective (Timeline::collectives order) and rank: the host gap between the previous
+  // event's end and the call, and the peers' median gap. NaN when the rank had no earlier event.
+  std::vector<std::vector<double>> gap_ns;
+  std::vector<std::vector<double>> typical_gap_ns;
+  double sigma_gap_ns = 0;
+
+  double excess_ns(const Timeline& timeline, EventIndex e) const;
+  double threshold_ns(const Timeline& timeline, EventIndex e) const;
+  // Excess beyond noise: a divergence.
+  bool diverges(const Timeline& timeline, EventIndex e) const;
+  double gap_excess_ns(std::size_t collective, int rank) const;
+  double gap_threshold_ns() const;
+  bool gap_diverges(std::size_t collective, int rank) const;
+};
+
+PhaseStats phase_stats(const Timeline& timeline, const std::vector<CollectiveTiming>& collectives,
+                       const NoiseModel& noise = {});
+
+}  // namespace culprit::analysis

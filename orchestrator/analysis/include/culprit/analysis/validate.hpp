@@ -1,0 +1,68 @@
+#pragma once
+// Scoring blind attribution against the injection truth (`culprit validate`). This is the only
+// code that reads a run's configuration echo: attribution runs blind first, then its answer is
+// compared with the delay that was injected.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "culprit/analysis/attribution.hpp"
+#include "culprit/storage/db.hpp"
+
+namespace culprit::analysis {
+
+struct InjectedDelay {
+  int rank = -1;
+  std::string phase;
+  int layer = -1;
+  int microbatch = -1;
+  double ms = 0;
+};
+
+// The largest injected delay of a run (from its configuration echo); nullopt for a control run
+// (no delay and no slowdown). Runs with only slowdowns are reported as `unscored`.
+struct InjectionTruth {
+  std::optional<InjectedDelay> delay;
+  bool other_injection = false;  // slowdowns: not a (rank, phase) case
+};
+InjectionTruth injection_truth(const std::string& config_json);
+
+struct ValidationCase {
+  std::int64_t run_id = 0;
+  std::string config;
+  InjectedDelay injected;
+  RunCulprit blamed;
+  double median_step_ms = 0;
+  bool hit = false;  // blamed rank and phase are the injected ones
+};
+
+struct ValidationControl {
+  std::int64_t run_id = 0;
+  std::string config;
+  RunCulprit blamed;  // found = a false positive
+  double median_step_ms = 0;
+};
+
+struct Scorecard {
+  std::string experiment;
+  std::vector<ValidationCase> cases;
+  std::vector<ValidationControl> controls;
+  int unscored = 0;
+  int hits = 0;
+  double accuracy = 0;  // hits / cases
+  // The same over delays of at least 2 % of the controls' median step time.
+  int large_cases = 0;
+  int large_hits = 0;
+  double control_median_ms = 0;
+  int false_positives = 0;
+  double false_positive_rate = 0;         // over controls
+  std::optional<double> smallest_hit_ms;  // the smallest delay blamed correctly in every run
+};
+
+// Attributes every ok run of the experiment (`name`, or the most recent one) and scores it.
+Scorecard score_experiment(storage::Db& store, const std::string& name,
+                           const AttributionOptions& options);
+
+}  // namespace culprit::analysis

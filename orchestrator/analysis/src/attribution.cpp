@@ -1,0 +1,173 @@
+#include "culprit/analysis/attribution.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/timeline.hpp"
+#include "culprit/analysis/windows.hpp"
+#include "robust.hpp"
+
+namespace culprit::analysis {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Fills the per-step view of the collective that made the most ranks wait the longest.
+void decisive_collective(const std::vector<CollectiveTiming>& collectives,
+                         const std::vector<int>& arrivers, const PhaseStats& stats,
+                         StepAttribution& s) {
+  const CollectiveTiming* worst = nullptr;
+  std::size_t worst_index = 0;
+  for (std::size_t k = 0; k < collectives.size(); ++k) {
+    const CollectiveTiming& c = collectives[k];
+    if (c.step != s.decomposition.step) continue;
+    if (!worst || c.total_wait_ns > worst->total_wait_ns) {
+      worst = &c;
+      worst_index = k;
+    }
+  }
+  if (!worst) return;
+  s.last_arriver = arrivers[worst_index];
+  s.last_arriver_decided = worst->decided;
+  s.collective = worst->seq;
+  s.total_wait_ns = worst->total_wait_ns;
+  std::vector<double> waits;
+  for (double w : worst->wait_ns) {
+    if (w > stats.gap_threshold_ns()) waits.push_back(w);
+  }
+  s.waiting_ranks = static_cast<int>(waits.size());
+  s.median_wait_ns = waits.empty() ? 0.0 : median_inplace(waits);
+}
+
+RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_share) {
+  // A cause repeats in the same place; contention and hiccups move around.
+  using Key = std::tuple<int, std::string, int>;
+  std::map<Key, std::vector<const Culprit*>> blamed;
+  RunCulprit result;
+  for (const StepAttribution& s : steps) {
+    if (s.decomposition.warmup) continue;
+    ++result.steady_steps;
+    const Culprit& c = s.decomposition.culprit;
+    if (c.found) blamed[{c.rank, c.phase, c.layer}].push_back(&c);
+  }
+  const std::vector<const Culprit*>* best = nullptr;
+  double best_excess = 0;
+  for (const auto& [key, list] : blamed) {
+    double excess = 0;
+    for (const Culprit* c : list) excess += c->excess_ns;
+    if (!best || list.size() > best->size() ||
+        (list.size() == best->size() && excess > best_excess)) {
+      best = &list;
+      best_excess = excess;
+    }
+  }
+  const double needed = std::max(1.0, std::ceil(min_share * result.steady_steps));
+  if (!best || static_cast<double>(best->size()) < needed) return result;
+  auto most_common = [&](auto field) {
+    std::map<int, int> counts;
+    for (const Culprit* c : *best) ++counts[field(*c)];
+    return std::max_element(counts.begin(), counts.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; })
+        ->first;
+  };
+  const Culprit& first = *best->front();
+  result.found = true;
+  result.rank = first.rank;
+  result.phase = first.phase;
+  result.layer = first.layer;
+  result.microbatch = most_common([](const Culprit& c) { return c.microbatch; });
+  result.collective = most_common([](const Culprit& c) { return c.collective; });
+  result.step = first.step;
+  std::vector<double> excess;
+  for (const Culprit* c : *best) excess.push_back(c->excess_ns / 1e6);
+  result.excess_ms = median_inplace(excess);
+  result.steps_blamed = static_cast<int>(best->size());
+  return result;
+}
+
+Symptom symptom_of(const std::vector<StepAttribution>& steps, const RunCulprit& culprit) {
+  std::vector<double> ranks, waits, totals;
+  for (const StepAttribution& s : steps) {
+    const Culprit& c = s.decomposition.culprit;
+    if (s.decomposition.warmup || !c.found || c.rank != culprit.rank || c.phase != culprit.phase ||
+        c.layer != culprit.layer)
+      continue;
+    ranks.push_back(s.waiting_ranks);
+    waits.push_back(s.median_wait_ns / 1e6);
+    totals.push_back(s.total_wait_ns / 1e6);
+  }
+  Symptom symptom;
+  if (ranks.empty()) return symptom;
+  symptom.waiting_ranks = static_cast<int>(std::lround(median_inplace(ranks)));
+  symptom.median_wait_ms = median_inplace(waits);
+  symptom.total_wait_ms = median_inplace(totals);
+  return symptom;
+}
+
+}  // namespace
+
+RunAttribution attribute_run(const storage::RunData& run, const AttributionOptions& options) {
+  const Timeline timeline = build_timeline(run);
+  const std::vector<CollectiveTiming> collectives = time_collectives(timeline);
+  const PhaseStats stats = phase_stats(timeline, collectives, options.noise);
+  const std::vector<int> arrivers = critical_arrivers(timeline, collectives, stats);
+  std::vector<StepDecomposition> decompositions =
+      decompose_steps(timeline, collectives, stats, arrivers);
+
+  RunAttribution result;
+  result.efficiency =
+      efficiency(timeline, collectives, decompositions, options.peak_flops_per_device);
+  result.run_id = run.run_id;
+  result.ranks = run.ranks;
+  result.warmup_steps = run.warmup_steps;
+  result.median_step_ms = median_step_ms(timeline.steps);
+  std::map<int, int> last_counts;
+  for (StepDecomposition& d : decompositions) {
+    StepAttribution s;
+    s.decomposition = std::move(d);
+    s.whatif_ms = kNaN;
+    decisive_collective(collectives, arrivers, stats, s);
+    if (!s.decomposition.warmup && s.last_arriver >= 0) {
+      ++last_counts[s.last_arriver];
+      if (!s.last_arriver_decided) ++result.undecided_steps;
+    }
+    result.steps.push_back(std::move(s));
+  }
+  for (const auto& [rank, count] : last_counts)
+    result.last_arriver_counts.emplace_back(rank, count);
+  std::stable_sort(result.last_arriver_counts.begin(), result.last_arriver_counts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+
+  result.culprit = run_culprit(result.steps, options.culprit_min_step_share);
+  result.symptom = symptom_of(result.steps, result.culprit);
+
+  std::vector<bool> steady(collectives.size());
+  for (std::size_t k = 0; k < collectives.size(); ++k)
+    steady[k] = collectives[k].step >= run.warmup_steps;
+  result.costs = delay_costs(timeline, collectives, stats, arrivers, steady);
+
+  if (result.culprit.found) {
+    result.what_if = what_if_rank_typical(timeline, collectives, stats, result.culprit.rank);
+    if (result.what_if.complete) {
+      for (std::size_t s = 0; s < result.steps.size(); ++s)
+        result.steps[s].whatif_ms = result.what_if.step_ms[s];
+    }
+  }
+  result.activity = sampled_activity(timeline, options.sample_period_s);
+
+  for (std::size_t r = 0; r < timeline.alignment.size(); ++r) {
+    const RankAlignment& a = timeline.alignment[r];
+    result.alignment.max_uncertainty_ns =
+        std::max(result.alignment.max_uncertainty_ns, a.uncertainty_ns);
+    if (a.model_contradicted) result.alignment.contradicted_ranks.push_back(static_cast<int>(r));
+  }
+  for (const CollectiveTiming& c : collectives)
+    result.alignment.undecided_collectives += c.decided ? 0 : 1;
+  return result;
+}
+
+}  // namespace culprit::analysis

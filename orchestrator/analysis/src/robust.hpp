@@ -1,0 +1,68 @@
+#pragma once
+// Order statistics shared by the analysis sources (private header).
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+namespace culprit::analysis {
+
+// Median of `values`, reordering them; NaN when empty.
+inline double median_inplace(std::vector<double>& values) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const std::size_t mid = values.size() / 2;
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(mid);
+  std::nth_element(values.begin(), at, values.end());
+  if (values.size() % 2 == 1) return *at;
+  return 0.5 * (*std::max_element(values.begin(), at) + *at);
+}
+
+inline double median_of(std::vector<double> values) {
+  return median_inplace(values);
+}
+
+// Median of a sorted range with the element at `skip` left out (a rank's peers); NaN when no
+// element is left.
+inline double median_without(const double* sorted, std::size_t n, std::size_t skip) {
+  if (n <= 1) return std::numeric_limits<double>::quiet_NaN();
+  const std::size_t m = n - 1;
+  auto at = [&](std::size_t i) { return sorted[i < skip ? i : i + 1]; };
+  return m % 2 == 1 ? at(m / 2) : 0.5 * (at(m / 2 - 1) + at(m / 2));
+}
+
+// 1.4826 * median |x|: the standard deviation of normal noise centred on 0, robust to outliers.
+inline double robust_sigma_about_zero(std::vector<double>& deviations) {
+  for (double& d : deviations) d = d < 0 ? -d : d;
+  const double mad = median_inplace(deviations);
+  return mad != mad ? 0.0 : 1.4826 * mad;
+}
+
+}  // namespace culprit::analysis
+
+namespace culprit::analysis {
+
+// Sorts a range that is already almost in order (events logged in issue order, with a few
+// overlapped collectives out of place) in O(n + inversions); falls back to std::sort when the
+// input turns out to be far from sorted.
+template <typename It, typename Less>
+void sort_almost_sorted(It first, It last, Less less) {
+  if (std::is_sorted(first, last, less)) return;
+  const auto n = static_cast<std::size_t>(last - first);
+  std::size_t moves = 0;
+  for (It i = first + (n ? 1 : 0); i < last; ++i) {
+    auto value = std::move(*i);
+    It j = i;
+    for (; j != first && less(value, *(j - 1)); --j) {
+      *j = std::move(*(j - 1));
+      if (++moves > 16 * n + 64) {
+        *j = std::move(value);  // keep the range a permutation, then sort it properly
+        std::sort(first, last, less);
+        return;
+      }
+    }
+    *j = std::move(value);
+  }
+}
+
+}  // namespace culprit::analysis

@@ -1,0 +1,24 @@
+#pragma once
+// `culprit attribute` output: one run's blind attribution as a text report or a JSON document
+// (docs/cli.md, "attribute").
+
+#include <string>
+
+#include "culprit/analysis/attribution.hpp"
+#include "culprit/report/json_writer.hpp"
+
+namespace culprit::report {
+
+// {steps[...], summary{...}}.
+std::string attribution_json(const analysis::RunAttribution& attribution);
+// Summary first (culprit, symptom, what-if, decomposition of the median step, delay costs,
+// efficiency, sampled activity), then one line per step.
+std::string attribution_text(const analysis::RunAttribution& attribution);
+
+// Shared pieces (explain uses them too).
+void write_culprit(JsonWriter& json, const analysis::Culprit& culprit);
+void write_ratio(JsonWriter& json, const analysis::Ratio& ratio);
+std::string describe_ratio(const analysis::Ratio& ratio);
+std::string describe_phase(const std::string& phase, int layer, bool late_call = false);
+
+}  // namespace culprit::report

@@ -1,0 +1,48 @@
+#pragma once
+// A streaming JSON writer: keys in the order written, numbers in their shortest round-trip
+// form, NaN and infinities as null. Misuse (a value without a key inside an object) is a bug
+// and throws std::logic_error.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace culprit::report {
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view name);
+  JsonWriter& value(double number);
+  JsonWriter& value(std::int64_t number);
+  JsonWriter& value(int number) { return value(static_cast<std::int64_t>(number)); }
+  JsonWriter& value(bool flag);
+  JsonWriter& value(std::string_view text);
+  JsonWriter& value(const char* text) { return value(std::string_view(text)); }
+  JsonWriter& null();
+  // Shorthand for key(name).value(v).
+  template <typename T>
+  JsonWriter& field(std::string_view name, const T& v) {
+    key(name);
+    return value(v);
+  }
+  // The document; throws std::logic_error while an object or array is still open.
+  const std::string& str() const;
+
+ private:
+  void before_value();
+  void write_string(std::string_view text);
+  std::string out_;
+  std::vector<char> open_;  // '{' or '['
+  bool first_ = true;       // no element yet in the innermost container
+  bool after_key_ = false;
+};
+
+// Rounds to a multiple of 0.01 (ms figures are stated to 0.01 ms).
+double round_centi(double value);
+
+}  // namespace culprit::report

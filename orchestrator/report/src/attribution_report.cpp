@@ -1,0 +1,327 @@
+#include "culprit/report/attribution_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace culprit::report {
+namespace {
+
+using analysis::Category;
+
+double ms(double ns) {
+  return ns / 1e6;
+}
+
+void write_components(JsonWriter& json, const analysis::StepDecomposition& d) {
+  json.key("components").begin_array();
+  for (const analysis::Component& c : d.components) {
+    json.begin_object()
+        .field("category", analysis::category_name(c.category))
+        .field("rank", c.rank)
+        .field("phase", c.phase)
+        .field("layer", c.layer)
+        .field("ms", ms(c.ns))
+        .end_object();
+  }
+  json.end_array();
+  json.field("unclassified_ms", ms(d.unclassified_ns));
+}
+
+void write_run_culprit(JsonWriter& json, const analysis::RunCulprit& c) {
+  if (!c.found) {
+    json.null();
+    return;
+  }
+  json.begin_object()
+      .field("rank", c.rank)
+      .field("phase", c.phase)
+      .field("layer", c.layer)
+      .field("microbatch", c.microbatch)
+      .field("step", c.step)
+      .field("collective", c.collective)
+      .field("excess_ms", c.excess_ms)
+      .field("steps_blamed", c.steps_blamed)
+      .field("steady_steps", c.steady_steps)
+      .end_object();
+}
+
+void write_summary(JsonWriter& json, const analysis::RunAttribution& a) {
+  json.key("summary").begin_object();
+  json.field("run", a.run_id).field("ranks", a.ranks).field("warmup_steps", a.warmup_steps);
+  json.field("median_step_ms", a.median_step_ms);
+  json.key("culprit");
+  write_run_culprit(json, a.culprit);
+  json.key("symptom")
+      .begin_object()
+      .field("waiting_ranks", a.symptom.waiting_ranks)
+      .field("median_wait_ms", a.symptom.median_wait_ms)
+      .field("total_wait_ms", a.symptom.total_wait_ms)
+      .end_object();
+  json.key("last_arriver_counts").begin_array();
+  for (const auto& [rank, steps] : a.last_arriver_counts)
+    json.begin_object().field("rank", rank).field("steps", steps).end_object();
+  json.end_array();
+  json.field("undecided_steps", a.undecided_steps);
+  json.key("delay_costs")
+      .begin_object()
+      .field("total_wait_ms", ms(a.costs.total_wait_ns))
+      .field("total_cost_ms", ms(a.costs.total_cost_ns))
+      .field("conservation_error_ms", ms(a.costs.conservation_error_ns()));
+  json.key("top").begin_array();
+  const auto top = a.costs.by_rank_phase_layer();
+  for (std::size_t i = 0; i < top.size() && i < 10; ++i) {
+    json.begin_object()
+        .field("rank", top[i].rank)
+        .field("phase", top[i].phase)
+        .field("layer", top[i].layer)
+        .field("late_call", top[i].late_call)
+        .field("ms", ms(top[i].cost_ns))
+        .end_object();
+  }
+  json.end_array().end_object();
+  json.key("what_if");
+  if (a.what_if.rank < 0 || !a.what_if.complete) {
+    json.null();
+  } else {
+    json.begin_object()
+        .field("rank", a.what_if.rank)
+        .field("measured_median_ms", a.what_if.measured_median_ms)
+        .field("whatif_median_ms", a.what_if.whatif_median_ms)
+        .field("saved_ms", a.what_if.saved_ms())
+        .end_object();
+  }
+  json.key("efficiency").begin_object();
+  const analysis::Efficiency& e = a.efficiency;
+  for (const auto& [name, ratio] : {std::pair{"mfu", &e.mfu},
+                                    {"gemm_flops_per_s", &e.gemm_rate},
+                                    {"algbw", &e.algbw},
+                                    {"busbw", &e.busbw},
+                                    {"exposed_comm_fraction", &e.exposed_comm},
+                                    {"visual_overlap", &e.visual_overlap}}) {
+    json.key(name);
+    write_ratio(json, *ratio);
+  }
+  json.end_object();
+  json.key("sampled_activity")
+      .begin_object()
+      .field("period_s", a.activity.period_s)
+      .field("samples", a.activity.samples)
+      .field("sampled_share", a.activity.sampled_share)
+      .field("busy_share", a.activity.busy_share)
+      .end_object();
+  json.key("alignment")
+      .begin_object()
+      .field("max_uncertainty_ms", ms(a.alignment.max_uncertainty_ns))
+      .field("undecided_collectives", a.alignment.undecided_collectives);
+  json.key("contradicted_ranks").begin_array();
+  for (int r : a.alignment.contradicted_ranks) json.value(r);
+  json.end_array().end_object();
+  json.end_object();
+}
+
+// The steady step whose time is the median (the lower middle one for an even count).
+const analysis::StepAttribution* median_step(const analysis::RunAttribution& a) {
+  std::vector<const analysis::StepAttribution*> steady;
+  for (const auto& s : a.steps) {
+    if (!s.decomposition.warmup) steady.push_back(&s);
+  }
+  if (steady.empty()) return nullptr;
+  std::sort(steady.begin(), steady.end(),
+            [](auto* x, auto* y) { return x->decomposition.time_ns < y->decomposition.time_ns; });
+  return steady[(steady.size() - 1) / 2];
+}
+
+std::string describe_component(const analysis::Component& c) {
+  switch (c.category) {
+    case Category::kTypical:
+      return fmt::format("typical {}", c.phase);
+    case Category::kStraggler:
+      return fmt::format("straggler rank {} {}", c.rank, describe_phase(c.phase, c.layer));
+    case Category::kExposedComm:
+      return fmt::format("exposed {}", c.phase);
+    case Category::kHostGap:
+      return "host gaps";
+  }
+  return "?";
+}
+
+std::string rank_text(const analysis::StepAttribution& s) {
+  if (s.last_arriver < 0) return "-";
+  if (s.last_arriver_decided) return std::to_string(s.last_arriver);
+  return fmt::format("{}?", s.last_arriver);  // within clock uncertainty of another rank
+}
+
+}  // namespace
+
+std::string describe_phase(const std::string& phase, int layer, bool late_call) {
+  if (phase.empty()) return "(lateness no phase explains)";
+  if (late_call || phase == "allreduce")
+    return fmt::format("{} bucket {} (late call)", phase, layer);
+  return layer >= 0 ? fmt::format("{} layer {}", phase, layer) : phase;
+}
+
+void write_culprit(JsonWriter& json, const analysis::Culprit& c) {
+  if (!c.found) {
+    json.null();
+    return;
+  }
+  json.begin_object()
+      .field("rank", c.rank)
+      .field("phase", c.phase)
+      .field("layer", c.layer)
+      .field("microbatch", c.microbatch)
+      .field("step", c.step)
+      .field("collective", c.collective)
+      .field("excess_ms", ms(c.excess_ns))
+      .end_object();
+}
+
+void write_ratio(JsonWriter& json, const analysis::Ratio& r) {
+  json.begin_object();
+  if (r.available()) {
+    json.field("value", r.value);
+  } else {
+    json.key("value").null();
+  }
+  json.field("numerator", r.numerator)
+      .field("numerator_unit", r.numerator_unit)
+      .field("denominator", r.denominator)
+      .field("denominator_unit", r.denominator_unit)
+      .field("unit", r.unit);
+  if (!r.available()) json.field("missing", r.missing);
+  json.end_object();
+}
+
+std::string describe_ratio(const analysis::Ratio& r) {
+  if (!r.available()) return fmt::format("{}: n/a ({})", r.name, r.missing);
+  const std::string value = r.unit.empty() ? fmt::format("{:.1f} %", 100 * r.value)
+                                           : fmt::format("{:.4g} {}", r.value, r.unit);
+  return fmt::format("{}: {} = {:.4g} {} / {:.4g} {}", r.name, value, r.numerator, r.numerator_unit,
+                     r.denominator, r.denominator_unit);
+}
+
+std::string attribution_json(const analysis::RunAttribution& a) {
+  JsonWriter json;
+  json.begin_object();
+  json.field("run", a.run_id);
+  json.key("steps").begin_array();
+  for (const analysis::StepAttribution& s : a.steps) {
+    const analysis::StepDecomposition& d = s.decomposition;
+    json.begin_object()
+        .field("step", d.step)
+        .field("warmup", d.warmup)
+        .field("time_ms", ms(d.time_ns))
+        .field("last_arriver", s.last_arriver)
+        .field("last_arriver_decided", s.last_arriver_decided)
+        .field("collective", s.collective)
+        .field("waiting_ranks", s.waiting_ranks)
+        .field("whatif_ms", s.whatif_ms);
+    json.key("culprit");
+    write_culprit(json, d.culprit);
+    write_components(json, d);
+    json.end_object();
+  }
+  json.end_array();
+  write_summary(json, a);
+  json.end_object();
+  return json.str();
+}
+
+std::string attribution_text(const analysis::RunAttribution& a) {
+  std::string out;
+  auto line = [&](const std::string& text) { out += text + "\n"; };
+  int steady = 0;
+  for (const auto& s : a.steps) steady += s.decomposition.warmup ? 0 : 1;
+  line(fmt::format("run {}: {} ranks, {} steady steps ({} warm-up), median step {:.2f} ms",
+                   a.run_id, a.ranks, steady, a.steps.size() - static_cast<std::size_t>(steady),
+                   a.median_step_ms));
+  const analysis::RunCulprit& c = a.culprit;
+  if (c.found) {
+    line(
+        fmt::format("culprit (first unexplained divergence): rank {} {} microbatch {}, {:+.2f} ms "
+                    "over the peer median, first divergence in {}/{} steps",
+                    c.rank, describe_phase(c.phase, c.layer), c.microbatch, c.excess_ms,
+                    c.steps_blamed, c.steady_steps));
+    line(fmt::format(
+        "symptom: {} ranks waited a median {:.2f} ms at allreduce #{} "
+        "(summed waits {:.2f} ms per step) - waiting is the symptom, not the cause",
+        a.symptom.waiting_ranks, a.symptom.median_wait_ms, c.collective, a.symptom.total_wait_ms));
+  } else {
+    line("culprit: none - no phase diverges from its peers beyond noise in enough steps");
+  }
+  if (!a.last_arriver_counts.empty()) {
+    std::string counts;
+    for (std::size_t i = 0; i < a.last_arriver_counts.size() && i < 5; ++i) {
+      counts += fmt::format("{}rank {} in {} steps", i ? ", " : "", a.last_arriver_counts[i].first,
+                            a.last_arriver_counts[i].second);
+    }
+    line(fmt::format("last arriver at the costliest collective: {}{}", counts,
+                     a.undecided_steps
+                         ? fmt::format(" (cannot decide in {} steps: within clock "
+                                       "uncertainty {:.3f} ms)",
+                                       a.undecided_steps, ms(a.alignment.max_uncertainty_ns))
+                         : ""));
+  }
+  if (a.what_if.rank >= 0 && a.what_if.complete) {
+    line(fmt::format(
+        "what-if rank {} at the peer median: median step {:.2f} -> {:.2f} ms ({:+.2f} ms)",
+        a.what_if.rank, a.what_if.measured_median_ms, a.what_if.whatif_median_ms,
+        -a.what_if.saved_ms()));
+  }
+  if (const analysis::StepAttribution* m = median_step(a)) {
+    const analysis::StepDecomposition& d = m->decomposition;
+    line(fmt::format("\ndecomposition of the median step (step {}, {:.2f} ms, critical path):",
+                     d.step, ms(d.time_ns)));
+    std::vector<analysis::Component> parts = d.components;
+    std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.ns > y.ns; });
+    for (const analysis::Component& p : parts)
+      line(fmt::format("  {:>10.2f} ms  {}", ms(p.ns), describe_component(p)));
+    line(fmt::format("  {:>10.2f} ms  unclassified", ms(d.unclassified_ns)));
+    line(fmt::format("  {:>10.2f} ms  = step time", ms(d.time_ns)));
+  }
+  line(
+      fmt::format("\nsampled activity (a {:.0f} s dashboard): {} - it does not locate the cause; "
+                  "the decomposition above does",
+                  a.activity.period_s,
+                  a.activity.samples > 0
+                      ? fmt::format("{:.0f} % of {} samples busy", 100 * a.activity.sampled_share,
+                                    a.activity.samples * a.ranks)
+                      : std::string("no sample (run shorter than one period)")));
+  line(fmt::format("  exact busy share {:.1f} % over {:.2f} s", 100 * a.activity.busy_share,
+                   a.activity.span_s));
+
+  line(fmt::format("\ndelay costs: {:.2f} ms charged for {:.2f} ms of waiting (error {:.2g} ms)",
+                   ms(a.costs.total_cost_ns), ms(a.costs.total_wait_ns),
+                   ms(a.costs.conservation_error_ns())));
+  const auto top = a.costs.by_rank_phase_layer();
+  for (std::size_t i = 0; i < top.size() && i < 5 && top[i].cost_ns >= 5e3; ++i) {
+    line(fmt::format("  {:>10.2f} ms  rank {} {}", ms(top[i].cost_ns), top[i].rank,
+                     describe_phase(top[i].phase, top[i].layer, top[i].late_call)));
+  }
+  line("\nefficiency (steady steps):");
+  for (const analysis::Ratio* r :
+       {&a.efficiency.mfu, &a.efficiency.gemm_rate, &a.efficiency.algbw, &a.efficiency.busbw,
+        &a.efficiency.exposed_comm, &a.efficiency.visual_overlap}) {
+    line("  " + describe_ratio(*r));
+  }
+  line(
+      "  useful overlap: needs an overlap on/off pair (culprit explain on a model.overlap "
+      "experiment)");
+
+  line("\n step   time ms  last  culprit");
+  for (const analysis::StepAttribution& s : a.steps) {
+    const analysis::StepDecomposition& d = s.decomposition;
+    const std::string culprit = d.culprit.found
+                                    ? fmt::format("rank {} {} mb {} {:+.2f} ms", d.culprit.rank,
+                                                  describe_phase(d.culprit.phase, d.culprit.layer),
+                                                  d.culprit.microbatch, ms(d.culprit.excess_ns))
+                                    : "-";
+    line(fmt::format("{:>5}{} {:>9.2f}  {:>4}  {}", d.step, d.warmup ? "w" : " ", ms(d.time_ns),
+                     rank_text(s), culprit));
+  }
+  return out;
+}
+
+}  // namespace culprit::report

@@ -1,0 +1,156 @@
+#include "culprit/report/explain_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "culprit/report/attribution_report.hpp"
+#include "culprit/report/json_writer.hpp"
+
+namespace culprit::report {
+namespace {
+
+std::string describe(const analysis::ExplainedComponent& c) {
+  switch (c.category) {
+    case analysis::Category::kTypical:
+      return fmt::format("typical {}", c.phase);
+    case analysis::Category::kStraggler:
+      return fmt::format("rank {} {}{}", c.rank, describe_phase(c.phase, c.layer),
+                         c.first_divergence ? " (first divergence)" : "");
+    case analysis::Category::kExposedComm:
+      return fmt::format("exposed {}", c.phase);
+    case analysis::Category::kHostGap:
+      return "host gaps";
+  }
+  return "?";
+}
+
+std::string signed_ms(double ms, bool leading) {
+  if (leading) return fmt::format("{:+.2f} ms", ms);
+  return fmt::format("{} {:.2f} ms", ms < 0 ? "-" : "+", std::abs(ms));
+}
+
+void write_runs(JsonWriter& json, const char* key, const std::vector<std::int64_t>& runs) {
+  json.key(key).begin_array();
+  for (std::int64_t r : runs) json.value(r);
+  json.end_array();
+}
+
+void write_explanation(JsonWriter& json, const std::string& experiment,
+                       const analysis::Explanation& e) {
+  json.begin_object()
+      .field("experiment", experiment)
+      .field("baseline", e.baseline_label)
+      .field("candidate", e.candidate_label)
+      .field("baseline_median_ms", e.baseline_median_ms)
+      .field("candidate_median_ms", e.candidate_median_ms)
+      .field("delta_ms", e.delta_ms);
+  json.key("components").begin_array();
+  for (const analysis::ExplainedComponent& c : e.components) {
+    json.begin_object()
+        .field("category", analysis::category_name(c.category))
+        .field("rank", c.rank)
+        .field("phase", c.phase)
+        .field("layer", c.layer)
+        .field("ms", c.ms)
+        .field("first_divergence", c.first_divergence)
+        .end_object();
+  }
+  json.end_array();
+  json.field("unclassified_ms", e.unclassified_ms);
+  json.key("culprit");
+  if (e.culprit.found) {
+    json.begin_object()
+        .field("rank", e.culprit.rank)
+        .field("phase", e.culprit.phase)
+        .field("layer", e.culprit.layer)
+        .field("microbatch", e.culprit.microbatch)
+        .field("step", e.culprit.step)
+        .field("collective", e.culprit.collective)
+        .field("excess_ms", e.culprit.excess_ms)
+        .end_object();
+  } else {
+    json.null();
+  }
+  json.key("symptom")
+      .begin_object()
+      .field("waiting_ranks", e.symptom.waiting_ranks)
+      .field("median_wait_ms", e.symptom.median_wait_ms)
+      .field("total_wait_ms", e.symptom.total_wait_ms)
+      .end_object();
+  write_runs(json, "baseline_runs", e.baseline_runs);
+  write_runs(json, "candidate_runs", e.candidate_runs);
+  if (e.useful_overlap_ms) {
+    json.field("useful_overlap_ms", *e.useful_overlap_ms);
+    json.key("visual_overlap");
+    write_ratio(json, *e.visual_overlap);
+  }
+  json.end_object();
+}
+
+}  // namespace
+
+std::string explain_equation(const analysis::Explanation& e) {
+  std::string out = fmt::format("{:+.2f} ms =", e.delta_ms);
+  bool first = true;
+  for (const analysis::ExplainedComponent& c : e.components) {
+    out += fmt::format(" {} {}", signed_ms(c.ms, first), describe(c));
+    first = false;
+  }
+  out += fmt::format(" {} unclassified", signed_ms(e.unclassified_ms, first));
+  return out;
+}
+
+std::string explain_json(const analysis::StoredExplanations& result) {
+  JsonWriter json;
+  if (result.explanations.size() == 1 && result.skipped.empty()) {
+    write_explanation(json, result.experiment, result.explanations.front());
+    return json.str();
+  }
+  json.begin_object().field("experiment", result.experiment);
+  json.key("explanations").begin_array();
+  for (const analysis::Explanation& e : result.explanations)
+    write_explanation(json, result.experiment, e);
+  json.end_array();
+  json.key("skipped").begin_array();
+  for (const auto& [label, why] : result.skipped)
+    json.begin_object().field("label", label).field("reason", why).end_object();
+  json.end_array().end_object();
+  return json.str();
+}
+
+std::string explain_text(const analysis::StoredExplanations& result) {
+  std::string out;
+  for (const analysis::Explanation& e : result.explanations) {
+    out += fmt::format("experiment '{}': '{}' vs baseline '{}'\n", result.experiment,
+                       e.candidate_label, e.baseline_label);
+    out += fmt::format(
+        "median step {:.2f} -> {:.2f} ms (representative runs: baseline {}, candidate {})\n",
+        e.baseline_median_ms, e.candidate_median_ms, fmt::join(e.baseline_runs, "+"),
+        fmt::join(e.candidate_runs, "+"));
+    out += explain_equation(e) + "\n";
+    if (e.culprit.found) {
+      out += fmt::format(
+          "cause: rank {} {} microbatch {}, {:+.2f} ms over the peer median "
+          "(first unexplained divergence in {}/{} steps)\n",
+          e.culprit.rank, describe_phase(e.culprit.phase, e.culprit.layer), e.culprit.microbatch,
+          e.culprit.excess_ms, e.culprit.steps_blamed, e.culprit.steady_steps);
+      out += fmt::format(
+          "symptom: {} ranks waited a median {:.2f} ms at allreduce #{} - they "
+          "are not the cause\n",
+          e.symptom.waiting_ranks, e.symptom.median_wait_ms, e.culprit.collective);
+    } else {
+      out += "cause: no rank diverges from its peers beyond noise in the candidate\n";
+    }
+    if (e.useful_overlap_ms) {
+      out += fmt::format("useful overlap: {:.2f} ms of step time saved by overlapping; {}\n",
+                         *e.useful_overlap_ms, describe_ratio(*e.visual_overlap));
+    }
+    out += "\n";
+  }
+  for (const auto& [label, why] : result.skipped)
+    out += fmt::format("skipped '{}': {}\n", label, why);
+  return out;
+}
+
+}  // namespace culprit::report

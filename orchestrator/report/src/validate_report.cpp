@@ -1,0 +1,95 @@
+#include "culprit/report/validate_report.hpp"
+
+#include <fmt/format.h>
+
+#include "culprit/report/attribution_report.hpp"
+#include "culprit/report/json_writer.hpp"
+
+namespace culprit::report {
+namespace {
+
+std::string blamed_text(const analysis::RunCulprit& b) {
+  if (!b.found) return "nobody";
+  return fmt::format("rank {} {} {:.2f} ms", b.rank, describe_phase(b.phase, b.layer), b.excess_ms);
+}
+
+}  // namespace
+
+std::string validate_json(const analysis::Scorecard& card) {
+  JsonWriter json;
+  json.begin_object().field("experiment", card.experiment);
+  json.key("cases").begin_array();
+  for (const analysis::ValidationCase& c : card.cases) {
+    json.begin_object().field("run", c.run_id).field("config", c.config);
+    json.key("injected")
+        .begin_object()
+        .field("rank", c.injected.rank)
+        .field("phase", c.injected.phase)
+        .field("layer", c.injected.layer)
+        .field("ms", c.injected.ms)
+        .end_object();
+    json.key("blamed");
+    if (c.blamed.found) {
+      json.begin_object()
+          .field("rank", c.blamed.rank)
+          .field("phase", c.blamed.phase)
+          .field("layer", c.blamed.layer)
+          .field("ms", c.blamed.excess_ms)
+          .end_object();
+    } else {
+      json.null();
+    }
+    json.field("hit", c.hit).field("median_step_ms", c.median_step_ms).end_object();
+  }
+  json.end_array();
+  json.field("hits", card.hits).field("accuracy", card.accuracy);
+  json.field("large_cases", card.large_cases).field("large_hits", card.large_hits);
+  json.field("controls", static_cast<int>(card.controls.size()))
+      .field("false_positives", card.false_positives)
+      .field("false_positive_rate", card.false_positive_rate)
+      .field("control_median_ms", card.control_median_ms)
+      .field("unscored", card.unscored);
+  json.key("smallest_hit_ms");
+  if (card.smallest_hit_ms) {
+    json.value(*card.smallest_hit_ms);
+  } else {
+    json.null();
+  }
+  json.end_object();
+  return json.str();
+}
+
+std::string validate_text(const analysis::Scorecard& card) {
+  std::string out = fmt::format("experiment '{}': blind attribution against injected delays\n\n",
+                                card.experiment);
+  out += fmt::format("{:>5}  {:<34} {:<40} {}\n", "run", "injected", "blamed", "");
+  for (const analysis::ValidationCase& c : card.cases) {
+    out +=
+        fmt::format("{:>5}  {:<34} {:<40} {}\n", c.run_id,
+                    fmt::format("rank {} {} {:.2f} ms", c.injected.rank,
+                                describe_phase(c.injected.phase, c.injected.layer), c.injected.ms),
+                    blamed_text(c.blamed), c.hit ? "hit" : "MISS");
+  }
+  for (const analysis::ValidationControl& c : card.controls) {
+    out += fmt::format("{:>5}  {:<34} {:<40} {}\n", c.run_id, "control (no injection)",
+                       blamed_text(c.blamed), c.blamed.found ? "FALSE POSITIVE" : "ok");
+  }
+  out += fmt::format("\naccuracy (rank and phase): {}/{} = {:.1f} %\n", card.hits,
+                     card.cases.size(), card.cases.empty() ? 0.0 : 100 * card.accuracy);
+  if (card.large_cases > 0) {
+    out += fmt::format("  delays >= 2 % of the step time ({:.2f} ms): {}/{} = {:.1f} %\n",
+                       0.02 * card.control_median_ms, card.large_hits, card.large_cases,
+                       100.0 * card.large_hits / card.large_cases);
+  }
+  out += fmt::format("false positives on controls: {}/{} = {:.1f} %\n", card.false_positives,
+                     card.controls.size(), 100 * card.false_positive_rate);
+  out += card.smallest_hit_ms
+             ? fmt::format("smallest delay attributed correctly in every run: {:.2f} ms\n",
+                           *card.smallest_hit_ms)
+             : std::string("no delay level was attributed correctly in every run\n");
+  if (card.unscored > 0)
+    out += fmt::format("{} run(s) with slowdowns only were not scored\n", card.unscored);
+  return out;
+}
+
+}  // namespace culprit::report

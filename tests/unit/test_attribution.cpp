@@ -1,0 +1,236 @@
+// Attribution on event sets with known answers: first divergence, exact reconciliation,
+// delay-cost conservation, propagation along a chain of waits, what-if, clock-skew invariance.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "analysis/synthetic_run.hpp"
+#include "culprit/analysis/attribution.hpp"
+#include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/delay_costs.hpp"
+#include "culprit/analysis/timeline.hpp"
+#include "culprit/analysis/windows.hpp"
+
+using namespace culprit;
+using culprit::testing::Delay;
+using culprit::testing::kMs;
+using culprit::testing::SkewedClock;
+using culprit::testing::synthesize;
+using culprit::testing::SyntheticSpec;
+
+namespace {
+
+SyntheticSpec four_ranks_sleep() {
+  SyntheticSpec spec;
+  spec.ranks = 4;
+  spec.steps = 6;
+  spec.warmup_steps = 1;
+  spec.model.compute = "sleep";
+  spec.model.layers = 4;
+  spec.model.microbatches = 2;
+  spec.model.buckets = 2;
+  return spec;
+}
+
+void check_reconciles(const analysis::RunAttribution& a) {
+  for (const analysis::StepAttribution& s : a.steps) {
+    double sum = s.decomposition.unclassified_ns;
+    for (const analysis::Component& c : s.decomposition.components) sum += c.ns;
+    CHECK(sum == doctest::Approx(s.decomposition.time_ns).epsilon(1e-12));
+    // Nothing on these clean timelines escapes the walk.
+    CHECK(std::abs(s.decomposition.unclassified_ns) < 1e3);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("first divergence: a slow forward GEMM on rank 2 is the culprit, not the waiters") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  const storage::RunData run = synthesize(spec);
+  const analysis::RunAttribution a = analysis::attribute_run(run);
+  REQUIRE(a.culprit.found);
+  CHECK(a.culprit.rank == 2);
+  CHECK(a.culprit.phase == "gemm.fwd");
+  CHECK(a.culprit.layer == 1);
+  CHECK(a.culprit.microbatch == 0);
+  CHECK(a.culprit.collective == 0);
+  CHECK(a.culprit.excess_ms == doctest::Approx(40).epsilon(0.01));
+  CHECK(a.culprit.steps_blamed == 5);
+  CHECK(a.symptom.waiting_ranks == 3);
+  CHECK(a.symptom.median_wait_ms == doctest::Approx(40).epsilon(0.01));
+  for (const analysis::StepAttribution& s : a.steps) {
+    CHECK(s.last_arriver == 2);
+    CHECK(s.collective == 0);
+  }
+  REQUIRE(!a.last_arriver_counts.empty());
+  CHECK(a.last_arriver_counts[0] == std::pair{2, 5});
+  check_reconciles(a);
+  // The decomposition shows the excess as rank 2's straggler time, once per step.
+  for (const analysis::StepAttribution& s : a.steps) {
+    double straggler = 0;
+    for (const analysis::Component& c : s.decomposition.components) {
+      if (c.category == analysis::Category::kStraggler) {
+        CHECK(c.rank == 2);
+        CHECK(c.phase == "gemm.fwd");
+        CHECK(c.layer == 1);
+        straggler += c.ns;
+      }
+    }
+    CHECK(straggler == doctest::Approx(40 * kMs).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("a clean run has no culprit, and still reconciles exactly") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.jitter_cv = 0.01;
+  const storage::RunData run = synthesize(spec);
+  const analysis::RunAttribution a = analysis::attribute_run(run);
+  CHECK_FALSE(a.culprit.found);
+  CHECK(a.what_if.rank == -1);
+  check_reconciles(a);
+}
+
+TEST_CASE("exact reconciliation: typical + straggler + exposed comm + host gaps = step time") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{1, "optimizer", -1, -1, 7});
+  const storage::RunData run = synthesize(spec);
+  const analysis::RunAttribution a = analysis::attribute_run(run);
+  check_reconciles(a);
+  const double gemm_ms = stepmodel::gemm_fwd_flops(spec.model) / spec.model.flops_per_s * 1e3;
+  for (const analysis::StepAttribution& s : a.steps) {
+    double typical_gemm = 0, exposed = 0, straggler = 0;
+    for (const analysis::Component& c : s.decomposition.components) {
+      if (c.category == analysis::Category::kTypical && c.phase.rfind("gemm", 0) == 0)
+        typical_gemm += c.ns;
+      if (c.category == analysis::Category::kExposedComm) exposed += c.ns;
+      if (c.category == analysis::Category::kStraggler) straggler += c.ns;
+    }
+    // 4 layers x 2 microbatches x 3 GEMMs on the critical path; two blocking all-reduces.
+    CHECK(typical_gemm == doctest::Approx(24 * gemm_ms * kMs).epsilon(1e-6));
+    CHECK(exposed == doctest::Approx(2 * spec.transfer_ms * kMs).epsilon(1e-6));
+    CHECK(straggler == doctest::Approx(7 * kMs).epsilon(1e-6));
+    CHECK(s.decomposition.culprit.phase == "optimizer");
+    CHECK(s.decomposition.culprit.rank == 1);
+    CHECK(s.decomposition.last_finisher == 1);
+  }
+}
+
+TEST_CASE("delay costs: all waiting time is charged, to the phase that caused it") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{2, "gemm.bwd.wgrad", 3, 1, 25});
+  const storage::RunData run = synthesize(spec);
+  const analysis::RunAttribution a = analysis::attribute_run(run);
+  CHECK(a.costs.total_wait_ns > 0);
+  CHECK(a.costs.conservation_error_ns() ==
+        doctest::Approx(0).epsilon(1e-9).scale(a.costs.total_wait_ns));
+  const auto top = a.costs.by_rank_phase_layer();
+  REQUIRE(!top.empty());
+  CHECK(top[0].rank == 2);
+  CHECK(top[0].phase == "gemm.bwd.wgrad");
+  CHECK(top[0].layer == 3);
+  CHECK(top[0].cost_ns > 0.99 * a.costs.total_wait_ns);
+  CHECK(a.culprit.phase == "gemm.bwd.wgrad");
+}
+
+TEST_CASE("delay costs flow back along a two-hop chain of waits (overlapped buckets)") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.model.overlap = true;
+  spec.model.buckets = 3;  // bucket 2 <- bucket 1 <- bucket 0 <- the slow GEMM
+  spec.delays.push_back(Delay{3, "gemm.fwd", 0, 1, 30});
+  const storage::RunData run = synthesize(spec);
+  const analysis::Timeline t = analysis::build_timeline(run);
+  const auto collectives = analysis::time_collectives(t);
+  const auto stats = analysis::phase_stats(t, collectives);
+  const auto arrivers = analysis::critical_arrivers(t, collectives, stats);
+  // Pick the last bucket of a steady step: its own window holds no divergence.
+  std::size_t last_bucket = 0;
+  for (std::size_t k = 0; k < collectives.size(); ++k) {
+    if (collectives[k].step == 3 && collectives[k].seq == 2) last_bucket = k;
+  }
+  REQUIRE(collectives[last_bucket].last_arriver == 3);
+  REQUIRE(collectives[last_bucket].total_wait_ns > 3 * 25 * kMs);
+  CHECK(analysis::divergent_excess_ns(t, stats, last_bucket,
+                                      analysis::arrival_window(t, last_bucket, 3)) == 0);
+  std::vector<bool> only(collectives.size(), false);
+  only[last_bucket] = true;
+  const auto costs = analysis::delay_costs(t, collectives, stats, arrivers, only);
+  CHECK(costs.conservation_error_ns() == doctest::Approx(0).scale(costs.total_wait_ns));
+  REQUIRE(!costs.costs.empty());
+  CHECK(costs.costs[0].rank == 3);
+  CHECK(costs.costs[0].phase == "gemm.fwd");
+  CHECK(costs.costs[0].layer == 0);
+  CHECK(costs.costs[0].microbatch == 1);
+  CHECK(costs.costs[0].step == 3);
+  CHECK(costs.costs[0].cost_ns > 0.95 * costs.total_wait_ns);
+}
+
+TEST_CASE("a late call of an all-reduce is blamed on the all-reduce of that bucket") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{0, "allreduce", 1, -1, 12});
+  const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec));
+  REQUIRE(a.culprit.found);
+  CHECK(a.culprit.rank == 0);
+  CHECK(a.culprit.phase == "allreduce");
+  CHECK(a.culprit.layer == 1);
+  CHECK(a.culprit.excess_ms == doctest::Approx(12).epsilon(0.01));
+  check_reconciles(a);
+  REQUIRE(a.what_if.complete);
+  CHECK(a.what_if.saved_ms() == doctest::Approx(12).epsilon(0.02));
+}
+
+TEST_CASE("what-if: the step time had the blamed rank's phases taken the peer median") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec));
+  REQUIRE(a.what_if.complete);
+  CHECK(a.what_if.rank == 2);
+  CHECK(a.what_if.saved_ms() == doctest::Approx(40).epsilon(0.01));
+  for (const auto& s : a.steps) CHECK(s.whatif_ms < s.decomposition.time_ns / 1e6 - 39);
+}
+
+TEST_CASE("attribution is unchanged under a +-500 ms clock offset with 100 ppm drift") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  const analysis::RunAttribution plain = analysis::attribute_run(synthesize(spec));
+  spec.clocks.push_back(SkewedClock{1, 500, 100, 0.5, 1});
+  spec.clocks.push_back(SkewedClock{3, -500, -100, -0.5, 1});
+  const analysis::RunAttribution skewed = analysis::attribute_run(synthesize(spec));
+  REQUIRE(skewed.culprit.found);
+  CHECK(skewed.culprit.rank == plain.culprit.rank);
+  CHECK(skewed.culprit.phase == plain.culprit.phase);
+  CHECK(skewed.culprit.layer == plain.culprit.layer);
+  CHECK(skewed.culprit.excess_ms == doctest::Approx(plain.culprit.excess_ms).epsilon(0.01));
+  CHECK(skewed.median_step_ms == doctest::Approx(plain.median_step_ms).epsilon(1e-3));
+  check_reconciles(skewed);
+}
+
+TEST_CASE("efficiency ratios carry their numerator and denominator") {
+  SyntheticSpec spec = four_ranks_sleep();
+  analysis::AttributionOptions options;
+  options.peak_flops_per_device = 1e11;
+  const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec), options);
+  const auto& e = a.efficiency;
+  REQUIRE(e.gemm_rate.available());
+  CHECK(e.gemm_rate.value == doctest::Approx(spec.model.flops_per_s).epsilon(1e-3));
+  REQUIRE(e.mfu.available());
+  CHECK(e.mfu.value == doctest::Approx(e.mfu.numerator / e.mfu.denominator));
+  CHECK(e.mfu.value > 0);
+  CHECK(e.mfu.value < 0.2);  // the GEMMs alone run at 20 % of peak
+  REQUIRE(e.algbw.available());
+  CHECK(e.busbw.value == doctest::Approx(e.algbw.value * 2 * 3 / 4.0));
+  CHECK(e.exposed_comm.value > 0);
+  CHECK(e.visual_overlap.value == doctest::Approx(0).epsilon(1e-9));  // blocking all-reduces
+  analysis::AttributionOptions unknown;
+  CHECK_FALSE(analysis::attribute_run(synthesize(spec), unknown).efficiency.mfu.available());
+}
+
+TEST_CASE("sampled activity counts samples in which a phase runs") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.steps = 40;
+  const analysis::RunAttribution a =
+      analysis::attribute_run(synthesize(spec), analysis::AttributionOptions{{}, 0, 0.01, 0.5});
+  CHECK(a.activity.samples > 10);
+  CHECK(a.activity.busy_share > 0.8);
+  CHECK(a.activity.sampled_share == doctest::Approx(a.activity.busy_share).epsilon(0.2));
+}
