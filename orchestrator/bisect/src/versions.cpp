@@ -11,7 +11,7 @@
 #include "culprit/manifest/planner.hpp"
 // The model key table (types and ranges) is the manifest module's; bisection validates model
 // files written by builds with the same rules as [versions.NAME.model].
-#include "model_keys.hpp"
+#include "culprit/manifest/model_keys.hpp"
 
 namespace culprit::bisect {
 namespace fs = std::filesystem;

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
+#include "culprit/manifest/model_keys.hpp"
 #include "culprit/manifest/sha256.hpp"
-#include "model_keys.hpp"
 #include "stepmodel/config.hpp"
 
 namespace culprit::manifest::detail {

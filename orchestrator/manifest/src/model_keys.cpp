@@ -1,4 +1,4 @@
-#include "model_keys.hpp"
+#include "culprit/manifest/model_keys.hpp"
 
 #include <limits>
 

@@ -8,9 +8,9 @@
 
 #include "compose.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/manifest/model_keys.hpp"
 #include "diagnostics.hpp"
 #include "estimate.hpp"
-#include "model_keys.hpp"
 #include "order.hpp"
 
 namespace culprit::manifest {

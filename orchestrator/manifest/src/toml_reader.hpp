@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "culprit/manifest/model_keys.hpp"
 #include "diagnostics.hpp"
-#include "model_keys.hpp"
 
 namespace culprit::manifest::detail {
 

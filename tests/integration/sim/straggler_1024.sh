@@ -42,4 +42,8 @@ awk -v x="$excess_ms" 'BEGIN { exit !(x > 3.7 && x < 4.3) }' ||
 offset_ms=$(sqlite3 "$work/run.db" "SELECT offset_ns / 1e6 FROM clock_models WHERE rank = 1000")
 awk -v x="$offset_ms" 'BEGIN { exit !(x > 298 && x < 302) }' ||
   fail "rank 1000's clock model offset is $offset_ms ms, expected about +300"
-echo "PASS: rank 737 is the last arriver in every steady step, excess $excess_ms ms"
+# Blind attribution (reads only events and clock models) must name the hidden straggler.
+"$bin/culprit" attribute --run-file "$work/run.db" --json > "$work/attribution.json"
+python3 "$(dirname "$0")/../analysis/check_culprit.py" 737 gemm.bwd.dgrad 2 4 0.2 \
+  < "$work/attribution.json" || fail "attribution did not blame rank 737 gemm.bwd.dgrad layer 2"
+echo "PASS: rank 737 is the last arriver in every steady step, excess $excess_ms ms, and blamed"

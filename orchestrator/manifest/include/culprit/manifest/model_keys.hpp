@@ -1,6 +1,7 @@
 #pragma once
 // The [*.model] keys: one row per stepmodel::ModelConfig field, with its type and valid range.
-// Parsing, validation, "did you mean", labels and the resolved JSON all read this one table.
+// Parsing, validation, "did you mean", labels and the resolved JSON all read this one table, and
+// so does bisect when it checks the model file a git build writes.
 
 #include <string>
 #include <string_view>
