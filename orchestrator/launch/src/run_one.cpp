@@ -52,6 +52,16 @@ std::string classify(const ProcessResult& p, double timeout_s, std::string& erro
             ")";
     return "crashed";
   }
+  // When a rank dies of a signal before mpirun notices it as such, mpirun passes the status on
+  // the shell's way, 128 + signal (137 for SIGKILL), and reports a "non-zero exit code".
+  constexpr int kShellSignalBase = 128;
+  if (p.exit_code && *p.exit_code > kShellSignalBase && *p.exit_code < kShellSignalBase + 32 &&
+      (p.stderr_tail.find("mpirun") != std::string::npos ||
+       p.stderr_tail.find("Primary job") != std::string::npos)) {
+    error = "a rank was killed by signal " + std::to_string(*p.exit_code - kShellSignalBase) +
+            " (mpirun exit code " + std::to_string(*p.exit_code) + ")";
+    return "crashed";
+  }
   if (p.exit_code && *p.exit_code != 0) {
     error = "exited with code " + std::to_string(*p.exit_code);
     return "failed";

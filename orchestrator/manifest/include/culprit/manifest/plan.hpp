@@ -50,9 +50,9 @@ struct Configuration {
 };
 
 struct PlannedRun {
-  int config_index = 0;  // into Plan::configs
-  int repetition = 0;    // 0-based, per configuration
-  int position = 0;      // 0-based position in execution order
+  int config_index = 0;    // into Plan::configs
+  int repetition = 0;      // 0-based, per configuration
+  int position = 0;        // 0-based position in execution order
   std::uint64_t seed = 0;  // per-run seed, derived deterministically from experiment.seed
 };
 
