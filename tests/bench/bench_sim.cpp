@@ -1,7 +1,10 @@
-// Scale of the simulated cluster: simulate + write the run file for 64, 1,024 and 16,384 ranks
-// x 50 steps, each size in its own forked process so peak memory is that size's alone.
+// Scale of the simulated cluster: simulate + write the run file, ingest it into a fresh results
+// store (as `culprit run` does) and explain it (blind attribution of the run file, as
+// `culprit attribute --run-file` does) for 64, 1,024 and 16,384 ranks x 50 steps, each size in
+// its own forked process so peak memory is that size's alone.
 //   bench_sim [RANKS...] [--dir FOLDER] [--keep]
-// Prints one row per size: events, simulate s, write s, explain s, total s, peak MiB, events/s.
+// Prints one row per size: events, simulate s, write s, ingest s, explain s, total s, peak MiB,
+// events/s and the culprit found (the injection is a 30 ms delay in the last rank's wgrad GEMM).
 // The budget for 16,384 ranks: simulated, stored and explained in <= 60 s, <= 4 GiB.
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -12,19 +15,55 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "culprit/analysis/attribution.hpp"
+#include "culprit/launch/ingest.hpp"
+#include "culprit/storage/records.hpp"
+#include "culprit/storage/run_data.hpp"
+#include "culprit/storage/store.hpp"
 #include "sim/run_file.hpp"
 #include "sim/simulator.hpp"
 
 namespace {
 
-// Hook for the analysis engineer: explain the run file just written (load, align, match
-// collectives, attribute) and return. Until it is wired, the column prints "n/a" and the
-// total covers simulate + write only.
-bool explain_run_file(const std::string& /*path*/) {
-  return false;
+using namespace culprit;
+
+// Stores the run file in a fresh results store as the launcher does (copy, step times and the
+// run's median in one transaction). Returns the events copied; throws when the ingest failed.
+std::int64_t ingest_run_file(const std::string& run_file, const std::string& store_path) {
+  auto store = storage::open_store(store_path);
+  storage::ExperimentRecord experiment;
+  experiment.name = "bench-sim";
+  experiment.manifest_hash = "bench";
+  const std::int64_t experiment_id = storage::insert_experiment(*store, experiment);
+  storage::ConfigurationRecord config;
+  config.label = "baseline";
+  config.backend = "sim";
+  config.resolved_json = "{}";
+  config.config_hash = "bench";
+  const std::int64_t config_id = storage::ensure_configuration(*store, experiment_id, config);
+  const std::int64_t run_id =
+      storage::ensure_run(*store, experiment_id, {config_id, 0}, 0, 1, "").id;
+  const launch::IngestOutcome outcome =
+      launch::ingest_run(*store, run_id, run_file, storage::RunFinish{});
+  if (!outcome.ok) throw std::runtime_error("ingest of " + run_file + ": " + outcome.error);
+  return outcome.events;
+}
+
+// Explains the run file just written: load, align clocks, match collectives, attribute every
+// step and name the run's culprit (storage::load_run_file + analysis::attribute_run).
+analysis::RunAttribution explain_run_file(const std::string& path) {
+  const storage::RunData run = storage::load_run_file(path);
+  return analysis::attribute_run(run);
+}
+
+std::string describe(const analysis::RunCulprit& c) {
+  if (!c.found) return "none";
+  return "rank " + std::to_string(c.rank) + " " + c.phase + " L" + std::to_string(c.layer) + " +" +
+         std::to_string(static_cast<int>(c.excess_ms + 0.5)) + "ms";
 }
 
 // 16 events per rank and step (4 fwd, 4 dgrad, 4 wgrad, 2 all-reduces, optimizer, step),
@@ -78,8 +117,14 @@ double peak_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
+void remove_store(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
 void run_one(int ranks, const std::string& dir, bool keep) {
   const std::string path = dir + "/bench-sim-" + std::to_string(ranks) + ".db";
+  const std::string store_path = dir + "/bench-sim-" + std::to_string(ranks) + ".store.db";
+  remove_store(store_path);
   const stepmodel::RunConfig config = scale_config(ranks);
   const auto start = std::chrono::steady_clock::now();
   sim::SimulatedRun run = sim::simulate(config);
@@ -89,18 +134,25 @@ void run_one(int ranks, const std::string& dir, bool keep) {
   stepclock::write_run_file(path,
                             sim::to_run_file(std::move(run), config, "{}", {"bench_sim", "bench"}));
   const double write_s = seconds_since(write_start);
+  const auto ingest_start = std::chrono::steady_clock::now();
+  const std::int64_t stored = ingest_run_file(path, store_path);
+  const double ingest_s = seconds_since(ingest_start);
+  if (stored != static_cast<std::int64_t>(events))
+    throw std::runtime_error("stored " + std::to_string(stored) + " events of " +
+                             std::to_string(events));
   const auto explain_start = std::chrono::steady_clock::now();
-  const bool explained = explain_run_file(path);
+  const analysis::RunAttribution attribution = explain_run_file(path);
   const double explain_s = seconds_since(explain_start);
   const double total_s = seconds_since(start);
   const double file_mib = static_cast<double>(std::filesystem::file_size(path)) / (1 << 20);
-  char explain_text[32] = "n/a";
-  if (explained) std::snprintf(explain_text, sizeof explain_text, "%.2f", explain_s);
-  std::printf("%8d %11zu %10.2f %9.2f %10s %9.2f %10.0f %10.0f %12.3g\n", ranks, events, simulate_s,
-              write_s, explain_text, total_s, peak_mib(), file_mib,
-              static_cast<double>(events) / total_s);
+  std::printf("%8d %11zu %10.2f %9.2f %9.2f %10.2f %9.2f %10.0f %10.0f %12.3g  %s\n", ranks, events,
+              simulate_s, write_s, ingest_s, explain_s, total_s, peak_mib(), file_mib,
+              static_cast<double>(events) / total_s, describe(attribution.culprit).c_str());
   std::fflush(stdout);
-  if (!keep) std::filesystem::remove(path);
+  if (!keep) {
+    std::filesystem::remove(path);
+    remove_store(store_path);
+  }
 }
 
 }  // namespace
@@ -120,10 +172,13 @@ int main(int argc, char** argv) {
     }
   }
   if (sizes.empty()) sizes = {64, 1024, 16384};
-  std::printf("simulate + write run file, 50 steps, layers=4 microbatches=1 buckets=2 (%s)\n",
-              dir.c_str());
-  std::printf("%8s %11s %10s %9s %10s %9s %10s %10s %12s\n", "ranks", "events", "simulate_s",
-              "write_s", "explain_s", "total_s", "peak_MiB", "file_MiB", "events/s");
+  std::printf(
+      "simulate + write run file + ingest into a store + explain, 50 steps, layers=4 "
+      "microbatches=1 buckets=2 (%s)\n",
+      dir.c_str());
+  std::printf("%8s %11s %10s %9s %9s %10s %9s %10s %10s %12s  %s\n", "ranks", "events",
+              "simulate_s", "write_s", "ingest_s", "explain_s", "total_s", "peak_MiB", "file_MiB",
+              "events/s", "culprit");
   std::fflush(stdout);
   int failures = 0;
   for (int ranks : sizes) {

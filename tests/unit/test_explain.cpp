@@ -72,6 +72,23 @@ TEST_CASE("explain: a straggler's delay is the candidate's straggler component")
   const std::string equation = report::explain_equation(e);
   CHECK(equation.find("rank 5 gemm.fwd layer 3 (first divergence)") != std::string::npos);
   CHECK(equation.find("unclassified") != std::string::npos);
+
+  // The dashboard figure of each representative run travels with the explanation: the waiting
+  // ranks stay "busy" in collectives' absence, so it drops but names nobody.
+  CHECK(e.baseline_activity.busy_share == base.attribution.activity.busy_share);
+  CHECK(e.candidate_activity.busy_share == cand.attribution.activity.busy_share);
+  CHECK(e.baseline_activity.busy_share > 0);
+  CHECK(e.baseline_activity.busy_share <= 1);
+  CHECK(e.candidate_activity.busy_share < e.baseline_activity.busy_share);
+  analysis::StoredExplanations stored;
+  stored.experiment = "x";
+  stored.explanations.push_back(e);
+  const std::string json = report::explain_json(stored);
+  CHECK(json.find("\"sampled_activity\":{\"baseline\":{") != std::string::npos);
+  CHECK(json.find("\"busy_share\":") != std::string::npos);
+  const std::string text = report::explain_text(stored);
+  CHECK(text.find("sampled activity (a 1 s dashboard): baseline ") != std::string::npos);
+  CHECK(text.find("it does not locate the cause") != std::string::npos);
 }
 
 TEST_CASE("explain: a slower version shows as typical time of every GEMM, no culprit") {

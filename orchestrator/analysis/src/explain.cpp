@@ -85,6 +85,8 @@ Explanation explain(const MedianStep& baseline, const MedianStep& candidate) {
   e.candidate_runs = candidate.runs;
   e.culprit = candidate.attribution.culprit;
   e.symptom = candidate.attribution.symptom;
+  e.baseline_activity = baseline.attribution.activity;
+  e.candidate_activity = candidate.attribution.activity;
 
   std::map<MedianStep::Key, double> delta;
   for (const auto& [key, ns] : candidate.components_ns) delta[key] += ns;

@@ -36,6 +36,31 @@ void write_runs(JsonWriter& json, const char* key, const std::vector<std::int64_
   json.end_array();
 }
 
+void write_activity(JsonWriter& json, const char* key, const analysis::SampledActivity& a) {
+  json.key(key)
+      .begin_object()
+      .field("period_s", a.period_s)
+      .field("samples", a.samples)
+      .field("sampled_share", a.sampled_share)
+      .field("busy_share", a.busy_share)
+      .field("span_s", a.span_s)
+      .end_object();
+}
+
+// The dashboard figure (share of busy samples) beside the exact busy share.
+std::string dashboard_share(const analysis::SampledActivity& a) {
+  if (a.samples == 0) return fmt::format("no sample (exact {:.1f} % busy)", 100 * a.busy_share);
+  return fmt::format("{:.0f} % busy (exact {:.1f} %)", 100 * a.sampled_share, 100 * a.busy_share);
+}
+
+std::string activity_line(const analysis::Explanation& e) {
+  return fmt::format(
+      "sampled activity (a {:.0f} s dashboard): baseline {}, candidate {} - it does not locate "
+      "the cause; the decomposition above does\n",
+      e.candidate_activity.period_s, dashboard_share(e.baseline_activity),
+      dashboard_share(e.candidate_activity));
+}
+
 void write_explanation(JsonWriter& json, const std::string& experiment,
                        const analysis::Explanation& e) {
   json.begin_object()
@@ -80,6 +105,10 @@ void write_explanation(JsonWriter& json, const std::string& experiment,
       .end_object();
   write_runs(json, "baseline_runs", e.baseline_runs);
   write_runs(json, "candidate_runs", e.candidate_runs);
+  json.key("sampled_activity").begin_object();
+  write_activity(json, "baseline", e.baseline_activity);
+  write_activity(json, "candidate", e.candidate_activity);
+  json.end_object();
   if (e.useful_overlap_ms) {
     json.field("useful_overlap_ms", *e.useful_overlap_ms);
     json.key("visual_overlap");
@@ -142,6 +171,7 @@ std::string explain_text(const analysis::StoredExplanations& result) {
     } else {
       out += "cause: no rank diverges from its peers beyond noise in the candidate\n";
     }
+    out += activity_line(e);
     if (e.useful_overlap_ms) {
       out += fmt::format("useful overlap: {:.2f} ms of step time saved by overlapping; {}\n",
                          *e.useful_overlap_ms, describe_ratio(*e.visual_overlap));

@@ -56,6 +56,10 @@ struct Explanation {
   Symptom symptom;
   std::vector<std::int64_t> baseline_runs;
   std::vector<std::int64_t> candidate_runs;
+  // What a 1 Hz activity dashboard shows for each (first) representative run: high and nearly
+  // unchanged even when one rank holds everyone back, so it does not locate the cause.
+  SampledActivity baseline_activity;
+  SampledActivity candidate_activity;
   // Useful overlap, when the two configurations differ only in model.overlap: step time saved
   // by overlapping, beside the visual overlap of the overlapped configuration.
   std::optional<double> useful_overlap_ms;
