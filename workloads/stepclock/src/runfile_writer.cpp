@@ -57,6 +57,9 @@ class Statement {
 
   void bind(int index, std::int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
   void bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+  // Text is bound without a copy (SQLITE_STATIC): the string must outlive the step, so binding
+  // a temporary is refused at compile time.
+  void bind(int index, std::string&& value) = delete;
   void bind(int index, const std::string& value) {
     sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
   }
@@ -151,7 +154,7 @@ void write_clocks(Database& db, const RunFileContents& contents) {
 
 void write_metadata(Database& db, const RunFileContents& contents) {
   Statement meta(db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
-  meta.bind(1, std::string("format_version"));
+  meta.bind_static(1, "format_version");
   std::string version = std::to_string(kRunFileFormatVersion);
   meta.bind(2, version);
   meta.step_and_reset();
