@@ -1,0 +1,173 @@
+// report: `culprit compare` documents carry every figure of a hand-built comparison under the
+// keys scripts read, with null intervals where the samples are too small for a CI.
+#include <doctest/doctest.h>
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "culprit/report/compare_report.hpp"
+
+using namespace culprit;
+
+namespace {
+
+stats::Summary summary(int n, double median, bool has_ci, double lo, double hi) {
+  stats::Summary s;
+  s.n = n;
+  s.median = median;
+  s.has_ci = has_ci;
+  s.ci_lo = lo;
+  s.ci_hi = hi;
+  s.ci_level = has_ci ? 0.96875 : 0.25;
+  s.iqr = 4.5;
+  s.robust_cv = 0.015;
+  return s;
+}
+
+// Six runs a side: intervals everywhere; baseline 400 ms, candidate 440 ms (+10 %).
+stats::StoredComparison six_runs_a_side() {
+  stats::StoredComparison sc;
+  sc.baseline_label = "baseline";
+  sc.candidate_label = "version=v1.5";
+  sc.factor = "version";
+  sc.baseline_ms = {398, 399, 400, 400, 401, 402};
+  sc.candidate_ms = {438, 439, 440, 440, 441, 442};
+  sc.baseline = summary(6, 400, true, 398, 402);
+  sc.candidate = summary(6, 440, true, 438, 442);
+  stats::Comparison& c = sc.comparison;
+  c.n_baseline = 6;
+  c.n_candidate = 6;
+  c.shift = 40;
+  c.shift_lo = 38;
+  c.shift_hi = 42;
+  c.has_ci = true;
+  c.relative = 0.1;
+  c.relative_lo = 0.095;
+  c.relative_hi = 0.105;
+  c.p_value = 0.0021645021645021645;
+  c.mde_relative = 0.02;
+  c.alpha = 0.025;
+  c.margin = 0.02;
+  c.method = stats::Method::kExact;
+  c.verdict = stats::Verdict::kRegressed;
+  return sc;
+}
+
+// Three runs a side: no CI of the medians nor of the shift.
+stats::StoredComparison three_runs_a_side() {
+  stats::StoredComparison sc = six_runs_a_side();
+  sc.candidate_label = "version=v1.6";
+  sc.baseline_ms = {399, 400, 401};
+  sc.candidate_ms = {439, 440, 441};
+  sc.baseline = summary(3, 400, false, 399, 401);
+  sc.candidate = summary(3, 440, false, 439, 441);
+  sc.comparison.n_baseline = 3;
+  sc.comparison.n_candidate = 3;
+  sc.comparison.has_ci = false;
+  sc.comparison.p_value = 0.1;
+  sc.comparison.verdict = stats::Verdict::kInconclusive;
+  return sc;
+}
+
+double number(simdjson::dom::element e) {
+  return double(e);
+}
+
+std::vector<double> numbers(simdjson::dom::element e) {
+  std::vector<double> out;
+  for (simdjson::dom::element item : simdjson::dom::array(e)) out.push_back(double(item));
+  return out;
+}
+
+void check_side(simdjson::dom::element side, std::string_view label, int n, double median,
+                const std::vector<double>& samples) {
+  CHECK(std::string_view(side["label"]) == label);
+  CHECK(int64_t(side["n"]) == n);
+  CHECK(number(side["median_ms"]) == median);
+  CHECK(numbers(side["samples_ms"]) == samples);
+}
+
+}  // namespace
+
+TEST_CASE("compare JSON: every figure under its key, intervals as [lo, hi]") {
+  stats::StoredComparisons result;
+  result.experiment = "ref \"64\"";
+  result.comparisons = {six_runs_a_side()};
+  result.skipped = {{"version=v1.7", "no successful runs"}};
+  const std::string text = report::compare_json(result);
+
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(text);
+  CHECK(std::string_view(doc["experiment"]) == "ref \"64\"");
+  simdjson::dom::array comparisons = doc["comparisons"];
+  REQUIRE(comparisons.size() == 1);
+  const simdjson::dom::element c = comparisons.at(0);
+  check_side(c["baseline"], "baseline", 6, 400, {398, 399, 400, 400, 401, 402});
+  CHECK(numbers(c["baseline"]["ci_ms"]) == std::vector<double>{398, 402});
+  CHECK(number(c["baseline"]["ci_level"]) == 0.96875);
+  check_side(c["candidate"], "version=v1.5", 6, 440, {438, 439, 440, 440, 441, 442});
+  CHECK(std::string_view(c["factor"]) == "version");
+  CHECK(number(c["shift_ms"]) == 40);
+  CHECK(numbers(c["shift_ci_ms"]) == std::vector<double>{38, 42});
+  CHECK(number(c["relative"]) == 0.1);
+  CHECK(numbers(c["relative_ci"]) == std::vector<double>{0.095, 0.105});
+  // Shortest round-trip form: the p-value comes back bit for bit.
+  CHECK(number(c["p_value"]) == 0.0021645021645021645);
+  CHECK(std::string_view(c["verdict"]) == "regressed");
+  CHECK(number(c["alpha"]) == 0.025);
+  CHECK(std::string_view(c["method"]) == "exact");
+  CHECK(bool(c["ties"]) == false);
+  simdjson::dom::array skipped = doc["skipped"];
+  REQUIRE(skipped.size() == 1);
+  CHECK(std::string_view(skipped.at(0)["label"]) == "version=v1.7");
+  CHECK(std::string_view(skipped.at(0)["reason"]) == "no successful runs");
+}
+
+TEST_CASE("compare JSON: null intervals when n < 6") {
+  const std::string text = report::compare_pair_json("small", three_runs_a_side());
+  simdjson::dom::parser parser;
+  const simdjson::dom::element c = parser.parse(text);
+  CHECK(std::string_view(c["experiment"]) == "small");
+  check_side(c["baseline"], "baseline", 3, 400, {399, 400, 401});
+  CHECK(c["baseline"]["ci_ms"].is_null());
+  CHECK(c["baseline"]["ci_level"].is_null());
+  CHECK(c["candidate"]["ci_ms"].is_null());
+  CHECK(c["shift_ci_ms"].is_null());
+  CHECK(c["relative_ci"].is_null());
+  CHECK(number(c["shift_ms"]) == 40);
+  CHECK(number(c["p_value"]) == 0.1);
+  CHECK(std::string_view(c["verdict"]) == "inconclusive");
+  // The pair document is the comparison itself, not a list.
+  CHECK(c["comparisons"].error() == simdjson::NO_SUCH_FIELD);
+}
+
+TEST_CASE("compare table: each configuration once, notes for missing CIs and skipped ones") {
+  stats::StoredComparisons result;
+  result.experiment = "small";
+  result.comparisons = {six_runs_a_side(), three_runs_a_side()};
+  result.skipped = {{"version=v1.7", "no successful runs"}};
+  report::CompareSettings settings;
+  settings.alpha = 0.05;
+  settings.looks = 2;
+  settings.alpha_per_comparison = 0.025;
+  settings.margin = 0.02;
+  settings.source = "from the stored manifest";
+  const std::string text = report::compare_text(result, settings);
+
+  CHECK(text.find("experiment 'small': alpha 0.025 per comparison (0.05 split over 2 planned "
+                  "looks), margin 2 %  [from the stored manifest]\n") == 0);
+  // The baseline row appears once although both comparisons share it.
+  const auto first = text.find("\nbaseline ");
+  REQUIRE(first != std::string::npos);
+  CHECK(text.find("\nbaseline ", first + 1) == std::string::npos);
+  CHECK(text.find("[398.00, 402.00]") != std::string::npos);
+  CHECK(text.find("n < 6: no CI") != std::string::npos);
+  CHECK(text.find("+40.00 [+38.00, +42.00]") != std::string::npos);
+  CHECK(text.find("+10.00% [+9.50, +10.50]") != std::string::npos);
+  CHECK(text.find("+40.00 [no CI]") != std::string::npos);
+  CHECK(text.find("note: version=v1.6: 3 vs 3 runs are too few for a shift CI at alpha 0.025\n") !=
+        std::string::npos);
+  CHECK(text.find("note: version=v1.7: not compared (no successful runs)\n") != std::string::npos);
+}
