@@ -21,6 +21,17 @@ std::runtime_error bad_run_file(const std::string& path, const std::string& why)
   return std::runtime_error("bad run file " + path + ": " + why);
 }
 
+// True when run.events has exactly the store's event columns, in the same order.
+bool run_file_events_match_store(Db& store) {
+  auto columns = [&](const char* schema) {
+    Statement info(store, std::string("PRAGMA ") + schema + ".table_info(events)");
+    std::string names;
+    while (info.step()) names += info.column_text(1) + "," + info.column_text(2) + ";";
+    return names;
+  };
+  return columns("main") == columns("run");
+}
+
 }  // namespace
 
 AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(store), path_(path) {
@@ -75,10 +86,16 @@ void clear_run_data(Db& store, std::int64_t run_id) {
 
 std::int64_t append_events(Db& store, std::int64_t run_id, const std::string& select_tail,
                            const std::function<void(Statement&)>& bind_source) {
+  return append_events_sql(store, run_id,
+                           std::string("INSERT INTO events (") + kEventColumns + ") SELECT " +
+                               kEventColumns + " " + select_tail,
+                           bind_source);
+}
+
+std::int64_t append_events_sql(Db& store, std::int64_t run_id, const std::string& insert_sql,
+                               const std::function<void(Statement&)>& bind_source) {
   const std::int64_t before = store.query_int("SELECT coalesce(max(rowid), 0) FROM events").value();
-  Statement insert(store, std::string("INSERT INTO events (run_id, ") + kEventColumns +
-                              ") SELECT ?1, " + kEventColumns + " " + select_tail);
-  insert.bind(1, run_id);
+  Statement insert(store, insert_sql);
   bind_source(insert);
   insert.run();
   const std::int64_t count = store.changes();
@@ -108,6 +125,13 @@ std::int64_t copy_run_file(Db& store, const AttachedRunFile& /*file*/, std::int6
       "FROM run.provenance");
   copy(std::string("INSERT INTO clock_models (run_id, ") + kClockColumns + ") SELECT ?1, " +
        kClockColumns + " FROM run.clock_models");
+  // `SELECT *` from a table with the store's exact columns lets SQLite copy stored rows as they
+  // are (no column list, no WHERE), which is most of the ingest time; a run file with other
+  // columns goes through the explicit list.
+  if (run_file_events_match_store(store)) {
+    return append_events_sql(store, run_id, "INSERT INTO events SELECT * FROM run.events",
+                             [](Statement&) {});
+  }
   return append_events(store, run_id, "FROM run.events", [](Statement&) {});
 }
 

@@ -71,8 +71,8 @@ std::int64_t copy_run(Db& out, std::int64_t src_run, std::int64_t experiment_id,
   }
   append_events(out, new_id,
                 "FROM src.events WHERE rowid BETWEEN (SELECT first_event_rowid FROM src.runs "
-                "WHERE id = ?2) AND (SELECT last_event_rowid FROM src.runs WHERE id = ?2)",
-                [&](Statement& stmt) { stmt.bind(2, src_run); });
+                "WHERE id = ?1) AND (SELECT last_event_rowid FROM src.runs WHERE id = ?1)",
+                [&](Statement& stmt) { stmt.bind(1, src_run); });
   return new_id;
 }
 

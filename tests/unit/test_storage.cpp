@@ -289,7 +289,7 @@ TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
   auto dump = [&] {
     std::string text;
     Statement s(*db,
-                "SELECT r.repetition, r.status, (SELECT count(*) FROM events e WHERE "
+                "SELECT r.repetition, r.status, (SELECT count(*) FROM run_events e WHERE "
                 "e.run_id = r.id) FROM runs r ORDER BY r.repetition");
     while (s.step()) {
       text += std::to_string(s.column_int(0)) + s.column_text(1) + std::to_string(s.column_int(2)) +

@@ -19,7 +19,7 @@ expect_eq "merged runs" "$MERGED_KEYS" "$PLAN_KEYS"
 
 dump() {
   q merged.db "SELECT c.config_hash, r.repetition, r.status, r.median_ms,
-                 (SELECT count(*) FROM events e WHERE e.run_id = r.id),
+                 (SELECT count(*) FROM run_events e WHERE e.run_id = r.id),
                  (SELECT count(*) FROM steps s WHERE s.run_id = r.id)
                FROM runs r JOIN configurations c ON c.id = r.config_id ORDER BY 1, 2"
   q merged.db "SELECT count(*) FROM experiments; SELECT count(*) FROM configurations"

@@ -47,14 +47,18 @@ struct StepRow {
 // Replaces the run's steps. Call inside a Transaction.
 void replace_steps(Db& store, std::int64_t run_id, const std::vector<StepRow>& steps);
 
-// The event columns shared by run files and the store (the store adds run_id in front).
+// The event columns shared by run files and the store (same names, same order).
 extern const char* const kEventColumns;
 
-// Appends `INSERT INTO events (run_id, <columns>) SELECT ?1, <columns> <select_tail>` for
-// `run_id` and records the contiguous rowid range the events got in runs.first_event_rowid /
-// last_event_rowid. `bind_source` binds parameters ?2.. of `select_tail`. Returns the count.
+// Runs `INSERT INTO events (<columns>) SELECT <columns> <select_tail>` for `run_id` and records
+// the contiguous rowid range the events got in runs.first_event_rowid / last_event_rowid (the
+// only link from events to their run). `bind_source` binds the parameters of `select_tail`.
+// Returns the count.
 std::int64_t append_events(Db& store, std::int64_t run_id, const std::string& select_tail,
                            const std::function<void(Statement&)>& bind_source);
+// The same with a complete INSERT statement into events.
+std::int64_t append_events_sql(Db& store, std::int64_t run_id, const std::string& insert_sql,
+                               const std::function<void(Statement&)>& bind_source);
 
 // Deletes everything a run's earlier attempt ingested (events, steps, meta, provenance,
 // clock models, config echo); the runs row itself stays.
