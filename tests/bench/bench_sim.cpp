@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
     }
   }
   if (sizes.empty()) sizes = {64, 1024, 16384};
+  std::filesystem::create_directories(dir);
   std::printf(
       "simulate + write run file + ingest into a store + explain, 50 steps, layers=4 "
       "microbatches=1 buckets=2 (%s)\n",
