@@ -336,3 +336,33 @@ TEST_CASE("export_steps lists the steps of every run with its configuration") {
   CHECK(rows[1].last_rank == 0);
   CHECK(export_steps(*db, "no-such-experiment").empty());
 }
+
+// The store's events table mirrors the run file's so ingest can copy rows unchanged (SQLite's
+// transfer optimisation); a column added to one schema but not the other would silently drop
+// ingest back to the slow path, so the two are compared here.
+TEST_CASE("the store's events columns are exactly the run file's") {
+  const auto store_path = (fs::temp_directory_path() / "culprit_unit_columns.db").string();
+  const auto run_path = (fs::temp_directory_path() / "culprit_unit_columns.run.db").string();
+  fs::remove(store_path);
+  fs::remove(run_path);
+  stepclock::RunFileContents contents;
+  contents.names = {"step"};
+  stepclock::write_run_file(run_path, contents);
+  auto columns = [](Db& db) {
+    std::string text;
+    Statement info(db, "PRAGMA table_info(events)");
+    while (info.step()) {
+      text += info.column_text(1) + " " + info.column_text(2) + " " +
+              std::to_string(info.column_int(3)) + ";";
+    }
+    return text;
+  };
+  auto store = open_store(store_path);
+  Db run(run_path, Db::Mode::kReadOnly);
+  CHECK(!columns(*store).empty());
+  CHECK(columns(*store) == columns(run));
+  store.reset();
+  for (const auto& p : {store_path, store_path + "-wal", store_path + "-shm", run_path}) {
+    fs::remove(p);
+  }
+}
