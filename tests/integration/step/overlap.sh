@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # 2 ranks, real GEMMs, overlap on vs off: with overlap the bucket all-reduces run during the
 # backward GEMMs of the same rank; without it they start after backward. Gradients are checked
-# after every all-reduce inside culprit-step (a wrong sum fails the run).
+# after every all-reduce inside culprit-step (a wrong sum fails the run). GEMMs are sized so
+# that the backward work left after bucket 0 is issued lasts tens of ms: with both cores busy
+# computing, the communication thread must get scheduled within that window to overlap.
 source "$(dirname "$0")/common.sh"
 
 run() { # overlap
   cat >"$WORK/config_$1.json" <<JSON
 {"experiment": "step-overlap", "backend": "cpu", "ranks": 2, "warmup_steps": 1, "steps": 4,
- "model": {"layers": 4, "microbatches": 2, "tokens": 256, "hidden": 256, "buckets": 2,
+ "model": {"layers": 4, "microbatches": 2, "tokens": 512, "hidden": 512, "buckets": 2,
            "overlap": $1, "dtype": "fp32", "compute": "gemm"}}
 JSON
   mpi 2 "$STEP" --config "$WORK/config_$1.json" --out "$WORK/$1.db"
