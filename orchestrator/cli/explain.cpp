@@ -5,8 +5,12 @@
 
 #include "command.hpp"
 #include "culprit/analysis/explain.hpp"
+#include "culprit/analysis/reduction.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/manifest/manifest.hpp"
 #include "culprit/report/explain_report.hpp"
+#include "culprit/report/reduce_report.hpp"
+#include "culprit/stats/stored.hpp"
 #include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
@@ -30,6 +34,15 @@ int explain(const ExplainArgs& args) {
       analysis::explain_stored(*store, args.experiment, args.baseline, args.candidate, {});
   std::cout << (args.common.json ? report::explain_json(result) + "\n"
                                  : report::explain_text(result));
+  if (!args.common.json) {
+    // A reduced experiment (`culprit reduce`) knows the change it was made to reproduce.
+    const stats::StoredExperiment experiment =
+        stats::load_stored_experiment(*store, result.experiment);
+    if (auto from = manifest::reduced_from_text(experiment.manifest_text)) {
+      std::cout << report::reproduction_text(analysis::reproduction(result, from->target_ms()),
+                                             from->target_ms());
+    }
+  }
   return exit_code::kOk;
 }
 

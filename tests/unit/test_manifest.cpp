@@ -400,3 +400,62 @@ TEST_CASE("a missing file is a usage error naming the path") {
   CHECK_THROWS_WITH_AS(load_manifest(kData.string()), doctest::Contains("is a directory"),
                        culprit::UsageError);
 }
+
+TEST_CASE("a measured schedule: region names become delay phases, rank \"all\", reduced_from") {
+  const std::string base = R"([experiment]
+name = "m"
+steps = 5
+[baseline]
+ranks = 2
+backend = "sim"
+[baseline.model]
+compute = "sleep"
+schedule = [
+  { name = "layer0", ms = 2.5 },
+  { name = "layer2", ms = 1.5, gap_ms = 0.1 },
+  { name = "allreduce", collective = true, seq = 0, bytes = 4096, ms = 0.5 },
+]
+[reduced_from]
+baseline_run = 1
+candidate_run = 2
+baseline_median_ms = 5
+candidate_median_ms = 8
+delta_ms = 3
+)";
+  const Manifest ok = parse_manifest(base + R"([[vary]]
+factor = "delay"
+levels = [{ rank = 1, phase = "layer2", ms = 3 }, { rank = "all", phase = "layer0", ms = 1 }]
+)",
+                                     "m.toml");
+  REQUIRE(ok.baseline.schedule.size() == 3);
+  CHECK(ok.baseline.schedule[1].gap_ms == doctest::Approx(0.1));
+  REQUIRE(ok.reduced_from.has_value());
+  CHECK(ok.reduced_from->delta_ms == doctest::Approx(3.0));
+  const Plan plan = make_plan(ok, 2);
+  REQUIRE(plan.configs.size() == 3);
+  const stepmodel::RunConfig resolved = stepmodel::parse_run_config(plan.configs[2].resolved_json);
+  CHECK(resolved.model.schedule.size() == 3);
+  CHECK(resolved.inject.delays.front().rank == stepmodel::kEveryRank);
+  CHECK(reduced_from_text(ok.settings.manifest_text)->candidate_run == 2);
+
+  // A GEMM phase is not a phase of this step; the message suggests the schedule's names.
+  const std::string wrong = error_of(base + R"([[vary]]
+factor = "delay"
+levels = [{ rank = 1, phase = "layer3", ms = 3 }]
+)");
+  CHECK(wrong.find("vary[0].levels[0].phase") != std::string::npos);
+  CHECK(wrong.find("did you mean \"layer0\"") != std::string::npos);
+  // A collective without seq, and a schedule on a cpu backend that computes GEMMs.
+  CHECK(error_of(R"([baseline]
+backend = "sim"
+[baseline.model]
+schedule = [{ name = "allreduce", collective = true, ms = 1 }]
+)")
+            .find("baseline.model.schedule[0].seq") != std::string::npos);
+  CHECK(error_of(R"([baseline]
+backend = "cpu"
+[baseline.model]
+schedule = [{ name = "layer0", ms = 1 }]
+)")
+            .find("compute = \"sleep\"") != std::string::npos);
+}

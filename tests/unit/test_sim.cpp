@@ -383,3 +383,67 @@ TEST_CASE("reference scenario: 410 ms baseline, 485 ms with rank 63's long GEMM"
     CHECK(last == 63);
   }
 }
+
+namespace {
+
+// Two ranks stepping through a measured schedule (as `culprit reduce` writes it): region names
+// of the user's job, a host gap, one all-reduce with a stated transfer time.
+stepmodel::RunConfig measured_config() {
+  stepmodel::RunConfig c;
+  c.backend = "sim";
+  c.seed = 3;
+  c.ranks = 2;
+  c.warmup_steps = 1;
+  c.steps = 3;
+  c.model.compute = "sleep";
+  auto add = [&](const char* name, double ms, double gap_ms, bool collective) {
+    stepmodel::SchedulePhase p;
+    p.name = name;
+    p.ms = ms;
+    p.gap_ms = gap_ms;
+    p.collective = collective;
+    if (collective) {
+      p.seq = 0;
+      p.bytes = 1 << 20;
+    }
+    c.model.schedule.push_back(p);
+  };
+  add("layer0", 2.0, 0.0, false);
+  add("layer2", 1.5, 0.25, false);
+  add("allreduce", 0.75, 0.0, true);
+  add("optimizer", 1.0, 0.0, false);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a measured schedule keeps its names, durations, gaps and transfer time") {
+  const stepmodel::RunConfig c = measured_config();
+  const sim::SimulatedRun run = sim::simulate(c);
+  CHECK(std::find(run.names.begin(), run.names.end(), "layer2") != run.names.end());
+  for (int r = 0; r < 2; ++r) {
+    CHECK(duration_ms(run, find(run, r, 1, "layer0")) == doctest::Approx(2.0));
+    CHECK(duration_ms(run, find(run, r, 1, "layer2")) == doctest::Approx(1.5));
+    const EventRecord& l0 = find(run, r, 1, "layer0");
+    const EventRecord& l2 = find(run, r, 1, "layer2");
+    CHECK(true_ns(run, r, l2.begin_ns) - true_ns(run, r, l0.end_ns) == 250'000);
+    CHECK(duration_ms(run, find(run, r, 1, "allreduce", -1, 0)) == doctest::Approx(0.75));
+  }
+  // gaps + compute + transfer: 2 + 0.25 + 1.5 + 0.75 + 1 ms.
+  for (int s = 0; s < 4; ++s) CHECK(step_ms(run, s) == doctest::Approx(5.5));
+}
+
+TEST_CASE("a delay on a region name of a measured schedule, on one rank or on every rank") {
+  stepmodel::RunConfig c = measured_config();
+  c.inject.delays.push_back(delay(1, "layer2", -1, 3.0));
+  sim::SimulatedRun run = sim::simulate(c);
+  CHECK(duration_ms(run, find(run, 1, 2, "layer2")) == doctest::Approx(4.5));
+  CHECK(duration_ms(run, find(run, 0, 2, "layer2")) == doctest::Approx(1.5));
+  CHECK(step_ms(run, 2) == doctest::Approx(8.5));
+
+  c.inject.delays.back().rank = stepmodel::kEveryRank;
+  run = sim::simulate(c);
+  for (int r = 0; r < 2; ++r)
+    CHECK(duration_ms(run, find(run, r, 2, "layer2")) == doctest::Approx(4.5));
+  CHECK(step_ms(run, 2) == doctest::Approx(8.5));
+}

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "stepmodel/config.hpp"
 #include "stepmodel/schedule.hpp"
@@ -76,4 +78,38 @@ TEST_CASE("resolved configuration parses and validates") {
   CHECK_THROWS_WITH_AS(parse_run_config(R"({"model":{"buckets":9,"layers":2}})"),
                        doctest::Contains("model.buckets"), std::invalid_argument);
   CHECK_THROWS_AS(parse_run_config("not json"), std::invalid_argument);
+}
+
+TEST_CASE("a measured schedule round-trips through the resolved configuration") {
+  const std::string json = R"({"backend":"sim","ranks":2,"warmup_steps":1,"steps":3,
+    "model":{"compute":"sleep","schedule":[
+      {"name":"layer0","ms":2.5,"layer":0},
+      {"name":"allreduce","collective":true,"seq":0,"bytes":4096,"ms":0.5,"async":true},
+      {"name":"optimizer","ms":1,"gap_ms":0.25,"waits":true}]},
+    "inject":{"delays":[{"rank":-1,"phase":"layer0","layer":-1,"microbatch":-1,
+      "step_first":-1,"step_last":-1,"ms":3,"mode":"sleep"}]}})";
+  const stepmodel::RunConfig c = stepmodel::parse_run_config(json);
+  REQUIRE(c.model.schedule.size() == 3);
+  CHECK(c.model.schedule[1].collective);
+  CHECK(c.model.schedule[1].bytes == 4096);
+  CHECK(c.inject.delays.front().rank == stepmodel::kEveryRank);
+  const auto phases = stepmodel::step_schedule(c.model);
+  REQUIRE(phases.size() == 3);
+  CHECK(phases[0].name == "layer0");
+  CHECK(phases[0].fixed_ns == doctest::Approx(2.5e6));
+  CHECK(phases[1].kind == stepmodel::PhaseKind::kCollective);
+  CHECK(phases[1].asynchronous);
+  CHECK(phases[2].gap_ns == doctest::Approx(0.25e6));
+  CHECK(phases[2].waits_for_async);
+  CHECK(stepmodel::delay_phase_names(c.model) ==
+        std::vector<std::string>{"layer0", "allreduce", "optimizer"});
+  // The GEMM step's optimizer waits for overlapped all-reduces too.
+  CHECK(stepmodel::step_schedule(stepmodel::ModelConfig{}).back().waits_for_async);
+}
+
+TEST_CASE("a delay on a phase the measured schedule does not have is refused") {
+  const std::string json = R"({"backend":"sim","ranks":2,"model":{"schedule":[
+      {"name":"layer0","ms":2.5}]},"inject":{"delays":[{"rank":0,"phase":"gemm.fwd","ms":3}]}})";
+  CHECK_THROWS_WITH_AS(stepmodel::parse_run_config(json),
+                       doctest::Contains("unknown phase 'gemm.fwd'"), std::invalid_argument);
 }

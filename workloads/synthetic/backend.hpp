@@ -46,6 +46,9 @@ inline double gradient_pattern_sum(int ranks, std::int64_t index, int step) {
 
 std::unique_ptr<Backend> make_cpu_backend(const stepmodel::RunConfig& config,
                                           const RankInjections& injections, int rank, int ranks);
+// model.schedule on the cpu backend: measured durations waited out, measured payloads reduced.
+std::unique_ptr<Backend> make_measured_backend(const stepmodel::RunConfig& config,
+                                               const RankInjections& injections);
 // Throws when the CUDA backend was not compiled in or no GPU is visible (never falls back).
 std::unique_ptr<Backend> make_cuda_backend(const stepmodel::RunConfig& config,
                                            const RankInjections& injections, int rank, int ranks);

@@ -14,17 +14,19 @@ bool matches(const stepmodel::DelayInjection& d, const stepmodel::Phase& phase, 
   if (phase.name != d.phase) return false;
   if (d.step_first >= 0 && step < d.step_first) return false;
   if (d.step_last >= 0 && step > d.step_last) return false;
-  if (phase.name == stepmodel::kAllreduce) return d.layer < 0 || d.layer == phase.seq;
-  if (phase.name == stepmodel::kOptimizer) return true;  // no layer or microbatch to select
-  return (d.layer < 0 || d.layer == phase.layer) &&
-         (d.microbatch < 0 || d.microbatch == phase.microbatch);
+  if (phase.kind == stepmodel::PhaseKind::kCollective) {
+    return d.layer < 0 || d.layer == phase.seq;  // for a collective, layer selects the bucket
+  }
+  // A phase without a layer or microbatch (the optimizer) is not filtered on it.
+  return (d.layer < 0 || phase.layer < 0 || d.layer == phase.layer) &&
+         (d.microbatch < 0 || phase.microbatch < 0 || d.microbatch == phase.microbatch);
 }
 
 }  // namespace
 
 RankInjections::RankInjections(const stepmodel::RunConfig& config, int rank) : rank_(rank) {
   for (const auto& d : config.inject.delays) {
-    if (d.rank == rank) delays_.push_back(d);
+    if (d.rank == rank || d.rank == stepmodel::kEveryRank) delays_.push_back(d);
   }
   for (const auto& f : config.inject.faults) {
     if (f.rank == rank) faults_.push_back(f);

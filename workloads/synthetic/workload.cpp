@@ -45,6 +45,12 @@ void check_runnable(const stepmodel::RunConfig& config, int mpi_ranks) {
                                 " but mpirun started " + std::to_string(mpi_ranks) +
                                 "; launch with mpirun -np " + std::to_string(config.ranks));
   }
+  if (!config.model.schedule.empty() &&
+      (config.backend != "cpu" || config.model.compute != "sleep")) {
+    throw std::invalid_argument(
+        "model.schedule: a measured schedule runs on backend cpu with compute = \"sleep\" (or "
+        "on backend sim); set both");
+  }
   if (config.backend == "cpu") {
     for (const auto& d : config.inject.delays) {
       if (d.mode == "gpu") {
@@ -64,9 +70,10 @@ void run_workload(const stepmodel::RunConfig& config, const std::string& config_
         stepclock_inject_clock_skew(injections.skew_offset_ms(), injections.skew_drift_ppm()),
         "clock skew");
   }
-  std::unique_ptr<Backend> backend = config.backend == "cuda"
-                                         ? make_cuda_backend(config, injections, rank, ranks)
-                                         : make_cpu_backend(config, injections, rank, ranks);
+  std::unique_ptr<Backend> backend =
+      config.backend == "cuda"         ? make_cuda_backend(config, injections, rank, ranks)
+      : !config.model.schedule.empty() ? make_measured_backend(config, injections)
+                                       : make_cpu_backend(config, injections, rank, ranks);
   set_meta(config);
   stepclock::check(stepclock_sync_start(kClockExchanges), "clock sync");
   run_steps(*backend, config, injections);

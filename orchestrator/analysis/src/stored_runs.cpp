@@ -71,6 +71,17 @@ double configured_peak_flops(storage::Db& store, std::int64_t run_id) {
   return std::max(peak, 0.0);
 }
 
+std::vector<double> sibling_run_medians(storage::Db& store, std::int64_t run_id) {
+  storage::Statement stmt(store,
+                          "SELECT s.median_ms FROM runs r JOIN runs s ON s.config_id = r.config_id "
+                          "WHERE r.id = ?1 AND s.status = 'ok' AND s.median_ms IS NOT NULL "
+                          "ORDER BY s.id");
+  stmt.bind(1, run_id);
+  std::vector<double> medians;
+  while (stmt.step()) medians.push_back(stmt.column_double(0));
+  return medians;
+}
+
 bool level_is_true(const StoredConfig& config) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

@@ -60,9 +60,10 @@ class ConfigChecker {
   }
 
   void delay(const DelayInjection& d, const std::string& path, const SourceLocation& where) {
-    rank(d.rank, path, where);
+    if (d.rank != stepmodel::kEveryRank) rank(d.rank, path, where);
     const auto& m = run_.model;
-    const bool gemm = d.phase.starts_with("gemm.");
+    // A measured schedule has its own layers and collectives; the GEMM step's checks don't apply.
+    const bool gemm = m.schedule.empty() && d.phase.starts_with("gemm.");
     if (gemm && d.layer >= m.layers) {
       diag_.add(where, path + ".layer",
                 "a layer from 0 to " + std::to_string(m.layers - 1) + " or -1 (all)" + in_,
@@ -74,17 +75,18 @@ class ConfigChecker {
           "a microbatch from 0 to " + std::to_string(m.microbatches - 1) + " or -1 (all)" + in_,
           std::to_string(d.microbatch), "use an existing microbatch");
     }
-    if (d.phase == "allreduce" && d.layer >= m.buckets) {
+    if (m.schedule.empty() && d.phase == "allreduce" && d.layer >= m.buckets) {
       diag_.add(where, path + ".layer",
                 "a bucket index from 0 to " + std::to_string(m.buckets - 1) +
                     " or -1 (for allreduce, layer selects the bucket)" + in_,
                 std::to_string(d.layer), "use an existing bucket or raise model.buckets");
     }
-    if ((d.phase == "allreduce" || d.phase == "optimizer") && d.microbatch != -1) {
+    if (m.schedule.empty() && (d.phase == "allreduce" || d.phase == "optimizer") &&
+        d.microbatch != -1) {
       diag_.add(where, path + ".microbatch", "no microbatch (-1) for phase " + d.phase,
                 std::to_string(d.microbatch), "remove microbatch from this delay");
     }
-    if (d.phase == "optimizer" && d.layer != -1) {
+    if (m.schedule.empty() && d.phase == "optimizer" && d.layer != -1) {
       diag_.add(where, path + ".layer", "no layer (-1) for phase optimizer",
                 std::to_string(d.layer), "remove layer from this delay");
     }
@@ -103,6 +105,15 @@ class ConfigChecker {
 
   void model(const ModelOrigin& origin) {
     const auto& m = run_.model;
+    if (!m.schedule.empty() && run_.backend != "sim" &&
+        (run_.backend != "cpu" || m.compute != "sleep")) {
+      diag_.add(origin.where("compute"), "baseline.model.schedule",
+                "backend \"sim\", or backend \"cpu\" with compute = \"sleep\", for a measured "
+                "schedule" +
+                    in_,
+                "backend \"" + run_.backend + "\", compute \"" + m.compute + "\"",
+                "set compute = \"sleep\" in [baseline.model] or backend = \"sim\"");
+    }
     if (m.buckets > m.layers) {
       const std::string key = origin.setting("buckets") ? "buckets" : "layers";
       diag_.add(origin.where(key), origin.path(key), "model.buckets <= model.layers" + in_,
@@ -226,6 +237,7 @@ Composed compose(const Manifest& manifest, const Selection& selection, Diagnosti
   apply_all(manifest.baseline.model);
   if (version != nullptr) apply_all(version->model);
   apply_all(selection.model);
+  run.model.schedule = manifest.baseline.schedule;
 
   add_injections(manifest.baseline.inject, run.inject);
   if (version != nullptr) add_injections(version->inject, run.inject);

@@ -51,7 +51,9 @@ double predicted_step_seconds(const stepmodel::RunConfig& run, unsigned host_cor
   const double n = run.ranks;
   double seconds = 0;
   for (const auto& phase : stepmodel::step_schedule(m)) {
-    if (phase.kind == stepmodel::PhaseKind::kCollective) {
+    if (phase.fixed_ns >= 0) {  // a measured schedule states its durations
+      seconds += (phase.gap_ns + (phase.asynchronous ? 0 : phase.fixed_ns)) * 1e-9;
+    } else if (phase.kind == stepmodel::PhaseKind::kCollective) {
       if (run.ranks > 1) {
         seconds += 2 * (n - 1) / n * static_cast<double>(phase.bytes) / m.link_bytes_per_s +
                    2 * (n - 1) * m.hop_latency_us * 1e-6;

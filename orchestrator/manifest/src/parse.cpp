@@ -15,6 +15,7 @@
 #include "culprit/manifest/planner.hpp"
 #include "culprit/manifest/sha256.hpp"
 #include "parse_inject.hpp"
+#include "parse_schedule.hpp"
 #include "source_text.hpp"
 #include "toml_reader.hpp"
 
@@ -26,8 +27,8 @@ using detail::describe;
 using detail::item_path;
 using detail::TomlReader;
 
-const std::vector<std::string> kSections = {"experiment", "stats", "baseline",
-                                            "versions",   "vary",  "bisect"};
+const std::vector<std::string> kSections = {"experiment", "stats",  "baseline",    "versions",
+                                            "vary",       "bisect", "reduced_from"};
 const std::vector<std::string> kExperimentKeys = {
     "name",  "description", "repetitions", "warmup_steps", "steps",
     "order", "seed",        "timeout_s",   "db",           "design"};
@@ -66,7 +67,9 @@ std::vector<ModelSetting> parse_model(TomlReader& reader, const toml::node& node
                    "write [" + path + "] with keys such as hidden = 256");
     return settings;
   }
-  reader.only_keys(*table, path, detail::model_key_names());
+  std::vector<std::string> allowed = detail::model_key_names();
+  if (path == "baseline.model") allowed.emplace_back("schedule");  // one step shape per manifest
+  reader.only_keys(*table, path, allowed);
   for (const auto& [key, value] : *table) {
     const detail::ModelKey* model_key = detail::find_model_key(key.str());
     if (model_key == nullptr) continue;
@@ -121,6 +124,55 @@ void parse_stats(TomlReader& reader, const toml::table& table, ExperimentSetting
   reader.read(table, "max_repetitions", p, s.max_repetitions, 1, 10000, "max_repetitions = 20");
 }
 
+ReducedFrom parse_reduced_from(TomlReader& reader, const toml::table& table) {
+  const std::string p = "reduced_from";
+  reader.only_keys(table, p,
+                   {"baseline_run", "candidate_run", "baseline_median_ms", "candidate_median_ms",
+                    "delta_ms", "shift_ms", "shift_runs", "db"});
+  ReducedFrom from;
+  for (auto [key, target] : {std::pair{"baseline_run", &from.baseline_run},
+                             std::pair{"candidate_run", &from.candidate_run}}) {
+    if (const toml::node* node = reader.required(table, key, p, "a run id", "baseline_run = 1")) {
+      if (auto v = reader.integer(*node, child_path(p, key), 1,
+                                  std::numeric_limits<std::int64_t>::max(), "baseline_run = 1")) {
+        *target = *v;
+      }
+    }
+  }
+  for (auto [key, target] : {std::pair{"baseline_median_ms", &from.baseline_median_ms},
+                             std::pair{"candidate_median_ms", &from.candidate_median_ms},
+                             std::pair{"delta_ms", &from.delta_ms}}) {
+    if (const toml::node* node =
+            reader.required(table, key, p, "milliseconds", "delta_ms = 72.5")) {
+      if (auto v = reader.number(*node, child_path(p, key), -1e9, false, 1e9, false,
+                                 "delta_ms = 72.5")) {
+        *target = *v;
+      }
+    }
+  }
+  if (const toml::node* shift = table.get("shift_ms")) {
+    from.shift_ms = reader.number(*shift, child_path(p, "shift_ms"), -1e9, false, 1e9, false,
+                                  "shift_ms = 73.9");
+  }
+  if (const toml::node* runs = table.get("shift_runs")) {
+    const toml::array* pair = runs->as_array();
+    if (pair == nullptr || pair->size() != 2) {
+      reader.problem(reader.at(*runs), child_path(p, "shift_runs"),
+                     "[baseline runs, candidate runs]", describe(*runs),
+                     "write shift_runs = [6, 6]");
+    } else {
+      for (std::size_t i = 0; i < 2; ++i) {
+        if (auto n = reader.integer(*pair->get(i), item_path(child_path(p, "shift_runs"), i), 1,
+                                    1'000'000, "shift_runs = [6, 6]")) {
+          from.shift_runs.push_back(static_cast<int>(*n));
+        }
+      }
+    }
+  }
+  reader.read(table, "db", p, from.db, {}, "db = \"results.db\"");
+  return from;
+}
+
 void parse_baseline(TomlReader& reader, const toml::table& table, BaselineSpec& baseline) {
   const std::string p = "baseline";
   baseline.where = reader.at(table);
@@ -134,6 +186,14 @@ void parse_baseline(TomlReader& reader, const toml::table& table, BaselineSpec& 
   reader.read(table, "backend", p, baseline.backend, {"cpu", "cuda", "sim"}, "backend = \"cpu\"");
   if (const toml::node* model = table.get("model")) {
     baseline.model = parse_model(reader, *model, "baseline.model");
+    const toml::node* schedule = model->is_table() ? model->as_table()->get("schedule") : nullptr;
+    if (schedule != nullptr) {
+      baseline.schedule = detail::parse_schedule(reader, *schedule, "baseline.model.schedule");
+      baseline.schedule_where = reader.at(*schedule);
+      stepmodel::ModelConfig measured;
+      measured.schedule = baseline.schedule;
+      reader.set_delay_phases(stepmodel::delay_phase_names(measured));
+    }
   }
   if (const toml::node* inject = table.get("inject")) {
     baseline.inject = detail::parse_inject(reader, *inject, "baseline.inject");
@@ -470,6 +530,9 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
     }
   }
   if (const toml::node* vary = root.get("vary")) manifest.vary = parse_vary(reader, *vary);
+  if (auto* t = section(reader, root, "reduced_from", "[reduced_from] delta_ms = 72.5")) {
+    manifest.reduced_from = parse_reduced_from(reader, *t);
+  }
   if (auto* t = section(reader, root, "bisect", "[bisect] versions = [\"v1\", \"v2\"]")) {
     manifest.bisect = parse_bisect(reader, *t);
   }
@@ -494,6 +557,15 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
 
 Manifest load_manifest(const std::string& path) {
   return parse_manifest(detail::read_manifest_file(path), path);
+}
+
+std::optional<ReducedFrom> reduced_from_text(const std::string& text) {
+  if (text.find("[reduced_from]") == std::string::npos) return std::nullopt;
+  try {
+    return parse_manifest(text, "stored manifest").reduced_from;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace culprit::manifest

@@ -97,11 +97,19 @@ std::optional<Located<stepmodel::DelayInjection>> parse_delay(TomlReader& reader
       *entry, path,
       {"rank", "phase", "layer", "microbatch", "steps", "step_first", "step_last", "ms", "mode"});
   stepmodel::DelayInjection delay;
-  read_rank(reader, *entry, path, delay.rank);
+  const toml::node* rank = entry->get("rank");
+  if (rank != nullptr && rank->is_string()) {
+    // rank = "all": the same delay on every rank, a typical shift rather than a straggler.
+    if (reader.text(*rank, child_path(path, "rank"), {"all"}, "rank = \"all\"")) {
+      delay.rank = stepmodel::kEveryRank;
+    }
+  } else {
+    read_rank(reader, *entry, path, delay.rank);
+  }
   if (const toml::node* phase =
           reader.required(*entry, "phase", path, "a phase name", "phase = \"gemm.fwd\"")) {
-    if (auto value =
-            reader.text(*phase, child_path(path, "phase"), phase_names(), "phase = \"gemm.fwd\"")) {
+    if (auto value = reader.text(*phase, child_path(path, "phase"), reader.delay_phases(),
+                                 "phase = \"gemm.fwd\"")) {
       delay.phase = *value;
     }
   }

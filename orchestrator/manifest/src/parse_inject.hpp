@@ -9,12 +9,6 @@
 
 namespace culprit::manifest::detail {
 
-inline const std::vector<std::string>& phase_names() {
-  static const std::vector<std::string> names = {"gemm.fwd", "gemm.bwd.dgrad", "gemm.bwd.wgrad",
-                                                 "allreduce", "optimizer"};
-  return names;
-}
-
 InjectionSpec parse_inject(TomlReader& reader, const toml::node& node, const std::string& path);
 std::optional<Located<stepmodel::DelayInjection>> parse_delay(TomlReader& reader,
                                                               const toml::node& node,

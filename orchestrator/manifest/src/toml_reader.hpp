@@ -58,6 +58,11 @@ class TomlReader {
   void read(const toml::table& table, std::string_view key, const std::string& parent,
             std::string& target, const std::vector<std::string>& choices, std::string_view example);
 
+  // The phase names a delay may target: the GEMM step's five, or a measured schedule's names
+  // once [baseline.model] gave one (parse order: baseline before versions and vary).
+  const std::vector<std::string>& delay_phases() const { return delay_phases_; }
+  void set_delay_phases(std::vector<std::string> names) { delay_phases_ = std::move(names); }
+
   void problem(const SourceLocation& where, std::string_view key, std::string_view expected,
                std::string_view got, std::string_view todo) {
     diagnostics_.add(where, key, expected, got, todo);
@@ -66,6 +71,8 @@ class TomlReader {
  private:
   std::string file_;
   Diagnostics& diagnostics_;
+  std::vector<std::string> delay_phases_ = {"gemm.fwd", "gemm.bwd.dgrad", "gemm.bwd.wgrad",
+                                            "allreduce", "optimizer"};
 };
 
 // "integer 3", "string \"abc\"", "a table", ... for the "got" part of a message.

@@ -17,10 +17,18 @@ using stepmodel::PhaseKind;
 
 constexpr std::uint16_t kStepNameIndex = 0;
 
-std::vector<std::string> interned_names() {
-  return {std::string(stepmodel::kStep),      std::string(stepmodel::kGemmFwd),
-          std::string(stepmodel::kGemmDgrad), std::string(stepmodel::kGemmWgrad),
-          std::string(stepmodel::kAllreduce), std::string(stepmodel::kOptimizer)};
+// The GEMM step's names, then any further names of a measured schedule.
+std::vector<std::string> interned_names(const stepmodel::ModelConfig& model) {
+  std::vector<std::string> names = {
+      std::string(stepmodel::kStep),      std::string(stepmodel::kGemmFwd),
+      std::string(stepmodel::kGemmDgrad), std::string(stepmodel::kGemmWgrad),
+      std::string(stepmodel::kAllreduce), std::string(stepmodel::kOptimizer)};
+  for (const auto& phase : model.schedule) {
+    if (std::find(names.begin(), names.end(), phase.name) == names.end()) {
+      names.push_back(phase.name);
+    }
+  }
+  return names;
 }
 
 std::uint16_t name_index(const std::vector<std::string>& names, std::string_view name) {
@@ -133,13 +141,17 @@ class Simulation {
     std::int64_t outstanding = 0;   // completion of the step's asynchronous all-reduces
     for (std::size_t k = 0; k < plan_.schedule.size(); ++k) {
       const Phase& phase = plan_.schedule[k];
+      if (phase.gap_ns > 0) {
+        const auto gap = std::llround(phase.gap_ns * plan_.run_factor);
+        for (std::int64_t& t : state_.now) t += gap;
+      }
       std::vector<int> delayed = apply_delays(k, step);
       if (phase.kind == PhaseKind::kCollective) {
         const std::int64_t done = run_collective(step, k, network_free);
         network_free = done;
         outstanding = std::max(outstanding, done);
       } else {
-        if (phase.name == stepmodel::kOptimizer) {
+        if (phase.waits_for_async) {
           // The optimizer needs every gradient: wait for overlapped all-reduces first.
           for (std::int64_t& t : state_.now) t = std::max(t, outstanding);
         }
@@ -162,8 +174,16 @@ class Simulation {
     std::vector<int> delayed;
     for (const stepmodel::DelayInjection* d : plan_.phase_delays[k]) {
       if (!in_steps(*d, step)) continue;
-      state_.extra[static_cast<std::size_t>(d->rank)] += std::llround(d->ms * 1e6);
-      delayed.push_back(d->rank);
+      const std::int64_t extra = std::llround(d->ms * 1e6);
+      if (d->rank == stepmodel::kEveryRank) {
+        for (int r = 0; r < ranks_; ++r) {
+          state_.extra[static_cast<std::size_t>(r)] += extra;
+          delayed.push_back(r);
+        }
+      } else {
+        state_.extra[static_cast<std::size_t>(d->rank)] += extra;
+        delayed.push_back(d->rank);
+      }
     }
     return delayed;
   }
@@ -183,8 +203,10 @@ class Simulation {
   void run_compute(int step, std::size_t k) {
     const stepmodel::ModelConfig& m = config_.model;
     const Phase& phase = plan_.schedule[k];
-    const bool gemm = phase.name != stepmodel::kOptimizer;
-    const double base = gemm ? plan_.gemm_ns : plan_.optimizer_ns;
+    // A measured phase scales like a GEMM: compute_scale, slowdowns and run drift apply.
+    const bool measured = phase.fixed_ns >= 0;
+    const bool gemm = measured || phase.name != stepmodel::kOptimizer;
+    const double base = measured ? phase.fixed_ns : gemm ? plan_.gemm_ns : plan_.optimizer_ns;
     const auto uk = static_cast<std::uint64_t>(k);
     const auto us = static_cast<std::uint64_t>(step);
     for (int r = 0; r < ranks_; ++r) {
@@ -219,7 +241,10 @@ class Simulation {
       state_.now[ur] += state_.extra[ur];
       last_arrival = std::max(last_arrival, state_.now[ur]);
     }
-    double transfer = ring_allreduce_ns(config_.model, ranks_, phase.bytes) * plan_.run_factor;
+    const double modelled = phase.fixed_ns >= 0
+                                ? phase.fixed_ns
+                                : ring_allreduce_ns(config_.model, ranks_, phase.bytes);
+    double transfer = modelled * plan_.run_factor;
     if (config_.model.noise_cv > 0) {
       const double z = noise_.normal(NoiseStream::kTransfer, static_cast<std::uint64_t>(step),
                                      static_cast<std::uint64_t>(k), 0);
@@ -261,7 +286,7 @@ SimulatedRun simulate(const stepmodel::RunConfig& config) {
     throw std::invalid_argument("simulator: ranks and steps must be >= 1");
   }
   SimulatedRun run;
-  run.names = interned_names();
+  run.names = interned_names(config.model);
   run.true_clocks = make_true_clocks(config);
   Simulation simulation(config, run);
   simulation.run_all_steps();

@@ -1,5 +1,6 @@
 #include <simdjson.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -62,6 +63,33 @@ void require_positive(double value, const std::string& key) {
   if (!(value > 0)) fail(key, "must be > 0");
 }
 
+std::vector<SchedulePhase> parse_schedule(const object& model) {
+  simdjson::dom::array items;
+  if (model["schedule"].get_array().get(items)) fail("model.schedule", "expected an array");
+  std::vector<SchedulePhase> schedule;
+  for (element item : items) {
+    const std::string p = "model.schedule[" + std::to_string(schedule.size()) + "].";
+    object e;
+    if (item.get_object().get(e)) fail("model.schedule", "expected objects");
+    SchedulePhase s;
+    s.name = text(e, "name", p, s.name);
+    s.collective = boolean(e, "collective", p, s.collective);
+    s.layer = integer(e, "layer", p, s.layer);
+    s.microbatch = integer(e, "microbatch", p, s.microbatch);
+    s.seq = integer(e, "seq", p, s.seq);
+    s.ms = number(e, "ms", p, s.ms);
+    s.gap_ms = number(e, "gap_ms", p, s.gap_ms);
+    s.bytes = static_cast<std::int64_t>(number(e, "bytes", p, 0));
+    s.async = boolean(e, "async", p, s.async);
+    s.waits = boolean(e, "waits", p, s.waits);
+    if (s.name.empty() || s.name == "step") fail(p + "name", "needs an event name other than step");
+    if (s.ms < 0 || s.gap_ms < 0 || s.bytes < 0) fail(p + "ms", "durations and bytes must be >= 0");
+    if (s.collective && s.seq < 0) fail(p + "seq", "a collective needs a sequence number >= 0");
+    schedule.push_back(std::move(s));
+  }
+  return schedule;
+}
+
 ModelConfig parse_model(const object& obj) {
   ModelConfig m;
   const std::string p = "model.";
@@ -104,6 +132,7 @@ ModelConfig parse_model(const object& obj) {
     fail(p + "noise", "latency, noise and spike values must be >= 0");
   }
   if (m.spike_prob < 0 || m.spike_prob > 1) fail(p + "spike_prob", "must be within [0, 1]");
+  if (has(obj, "schedule")) m.schedule = parse_schedule(obj);
   return m;
 }
 
@@ -126,22 +155,22 @@ void check_rank(int rank, int ranks, const std::string& key) {
   }
 }
 
-Injections parse_injections(const object& obj, int ranks) {
+Injections parse_injections(const object& obj, int ranks, const ModelConfig& model) {
   Injections inj;
   each(obj, "delays", [&](const object& e) {
     const std::string p = "inject.delays.";
     DelayInjection d;
     d.rank = integer(e, "rank", p, d.rank);
     d.phase = text(e, "phase", p, d.phase);
+    const std::vector<std::string> phases = delay_phase_names(model);
     d.layer = integer(e, "layer", p, d.layer);
     d.microbatch = integer(e, "microbatch", p, d.microbatch);
     d.step_first = integer(e, "step_first", p, d.step_first);
     d.step_last = integer(e, "step_last", p, d.step_last);
     d.ms = number(e, "ms", p, d.ms);
     d.mode = text(e, "mode", p, d.mode);
-    check_rank(d.rank, ranks, p + "rank");
-    if (d.phase != "gemm.fwd" && d.phase != "gemm.bwd.dgrad" && d.phase != "gemm.bwd.wgrad" &&
-        d.phase != "allreduce" && d.phase != "optimizer") {
+    if (d.rank != kEveryRank) check_rank(d.rank, ranks, p + "rank");
+    if (std::find(phases.begin(), phases.end(), d.phase) == phases.end()) {
       fail(p + "phase", "unknown phase '" + d.phase + "'");
     }
     if (d.ms < 0) fail(p + "ms", "must be >= 0");
@@ -218,9 +247,20 @@ RunConfig parse_run_config(const std::string& json_text) {
   object inject;
   if (has(root, "inject")) {
     if (root["inject"].get_object().get(inject)) fail("inject", "expected an object");
-    c.inject = parse_injections(inject, c.ranks);
+    c.inject = parse_injections(inject, c.ranks, c.model);
   }
   return c;
+}
+
+std::vector<std::string> delay_phase_names(const ModelConfig& model) {
+  if (model.schedule.empty()) {
+    return {"gemm.fwd", "gemm.bwd.dgrad", "gemm.bwd.wgrad", "allreduce", "optimizer"};
+  }
+  std::vector<std::string> names;
+  for (const SchedulePhase& s : model.schedule) {
+    if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+  }
+  return names;
 }
 
 RunConfig load_run_config(const std::string& path) {

@@ -43,7 +43,32 @@ std::vector<Bucket> buckets(const ModelConfig& model) {
   return result;
 }
 
+namespace {
+
+std::vector<Phase> measured_schedule(const ModelConfig& model) {
+  std::vector<Phase> phases;
+  phases.reserve(model.schedule.size());
+  for (const SchedulePhase& s : model.schedule) {
+    Phase p;
+    p.kind = s.collective ? PhaseKind::kCollective : PhaseKind::kCompute;
+    p.name = s.name;
+    p.microbatch = s.collective ? -1 : s.microbatch;
+    p.layer = s.collective ? -1 : s.layer;
+    p.seq = s.collective ? s.seq : -1;
+    p.bytes = s.collective ? s.bytes : 0;
+    p.asynchronous = s.collective && s.async;
+    p.fixed_ns = s.ms * 1e6;
+    p.gap_ns = s.gap_ms * 1e6;
+    p.waits_for_async = !s.collective && s.waits;
+    phases.push_back(p);
+  }
+  return phases;
+}
+
+}  // namespace
+
 std::vector<Phase> step_schedule(const ModelConfig& model) {
+  if (!model.schedule.empty()) return measured_schedule(model);
   std::vector<Phase> phases;
   const double fwd = gemm_fwd_flops(model);
   const std::vector<Bucket> grad_buckets = buckets(model);
@@ -83,6 +108,7 @@ std::vector<Phase> step_schedule(const ModelConfig& model) {
   optimizer.name = kOptimizer;
   // Elementwise update reads gradient, weight and momentum and writes weight and momentum.
   optimizer.bytes = 5 * parameter_bytes(model);
+  optimizer.waits_for_async = true;
   phases.push_back(optimizer);
   return phases;
 }

@@ -9,6 +9,22 @@
 
 namespace stepmodel {
 
+// One phase of a measured step schedule (model.schedule). `culprit reduce` writes these from a
+// real run so that a model follows the shape of the user's job (its own region names, its
+// collectives and their order) instead of layers x microbatches of GEMMs.
+struct SchedulePhase {
+  std::string name;         // an event name of the source run: "layer2", "gemm.fwd", "allreduce"
+  bool collective = false;  // a synchronizing collective (else compute)
+  int layer = -1;
+  int microbatch = -1;
+  int seq = -1;            // collectives: the sequence number within the step
+  double ms = 0;           // compute: duration; collective: transfer time after the last arrival
+  double gap_ms = 0;       // host time on the rank before the phase is issued
+  std::int64_t bytes = 0;  // collectives: payload
+  bool async = false;      // collectives: issued without waiting for completion (overlap)
+  bool waits = false;      // compute: waits for outstanding asynchronous collectives first
+};
+
 struct ModelConfig {
   int layers = 4;
   int microbatches = 2;
@@ -30,12 +46,18 @@ struct ModelConfig {
   double spike_prob = 0.0;  // chance per phase of a rare spike
   double spike_ms = 0.0;
   int threads = 1;  // BLAS threads per rank (cpu backend)
+  // When not empty, the step is this list (compute = "sleep" on the cpu backend) and the GEMM
+  // keys above (layers, microbatches, tokens, hidden, buckets, overlap) are not used.
+  std::vector<SchedulePhase> schedule;
 };
 
+inline constexpr int kEveryRank = -1;
+
 struct DelayInjection {
-  int rank = 0;
-  std::string phase;  // gemm.fwd | gemm.bwd.dgrad | gemm.bwd.wgrad | allreduce | optimizer
-  int layer = -1;     // -1: every layer (for allreduce: the bucket index, -1 every bucket)
+  int rank = 0;  // kEveryRank: the same delay on every rank (a typical shift, not a straggler)
+  // gemm.fwd | gemm.bwd.dgrad | gemm.bwd.wgrad | allreduce | optimizer, or a model.schedule name
+  std::string phase;
+  int layer = -1;  // -1: every layer (for allreduce: the bucket index, -1 every bucket)
   int microbatch = -1;
   int step_first = -1;  // absolute step indices (warm-up steps count); -1: unbounded
   int step_last = -1;
@@ -83,6 +105,9 @@ struct RunConfig {
 // Parses and validates a resolved configuration. Throws std::invalid_argument with the key
 // and the reason when the JSON is malformed or a value is out of range.
 RunConfig parse_run_config(const std::string& json_text);
+// The phase names a delay may target under this model: the schedule's names, or the five
+// phases of the GEMM step.
+std::vector<std::string> delay_phase_names(const ModelConfig& model);
 RunConfig load_run_config(const std::string& path);
 
 }  // namespace stepmodel

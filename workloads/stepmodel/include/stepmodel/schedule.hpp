@@ -32,6 +32,11 @@ struct Phase {
   // With overlap, a bucket's all-reduce is issued here and completes asynchronously; it must
   // be waited for before the optimizer. Without overlap, all-reduces block in bucket order.
   bool asynchronous = false;
+  // A measured schedule (model.schedule) gives durations instead of work: compute time, or a
+  // collective's transfer time after the last arrival; negative when derived from the work.
+  double fixed_ns = -1.0;
+  double gap_ns = 0.0;           // host time before the phase is issued
+  bool waits_for_async = false;  // waits for outstanding asynchronous collectives (optimizer)
 };
 
 struct Bucket {
@@ -46,7 +51,8 @@ std::int64_t parameter_bytes(const ModelConfig& model);
 double model_flops_per_step(const ModelConfig& model);  // per rank, fwd + 2x bwd, all layers
 // Buckets in the order their gradients become ready in backward (bucket 0 = last layers).
 std::vector<Bucket> buckets(const ModelConfig& model);
-// The ordered phases of one step.
+// The ordered phases of one step: model.schedule when given (names point into it), else the
+// GEMM step of layers x microbatches.
 std::vector<Phase> step_schedule(const ModelConfig& model);
 
 }  // namespace stepmodel

@@ -38,6 +38,9 @@ StoredExperimentRuns load_experiment_runs(storage::Db& store, const std::string&
 // model.peak_flops of the run's configuration (resolved_json); 0 when absent or unknown.
 double configured_peak_flops(storage::Db& store, std::int64_t run_id);
 
+// The medians of the successful runs of `run_id`'s configuration (the run itself included):
+// the run-to-run noise a model of that configuration should have.
+std::vector<double> sibling_run_medians(storage::Db& store, std::int64_t run_id);
 // The configuration's level_json as a boolean when it is one (model.overlap levels).
 bool level_is_true(const StoredConfig& config);
 

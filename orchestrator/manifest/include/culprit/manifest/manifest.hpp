@@ -61,6 +61,8 @@ struct BaselineSpec {
   int ranks = 2;
   std::string backend = "cpu";
   std::vector<ModelSetting> model;  // explicit [baseline.model] keys over ModelConfig defaults
+  std::vector<stepmodel::SchedulePhase> schedule;  // [baseline.model] schedule: a measured step
+  SourceLocation schedule_where;
   InjectionSpec inject;
   SourceLocation where;  // the [baseline] table (or the file start when absent)
   SourceLocation ranks_where;
@@ -100,8 +102,25 @@ struct BisectSpec {
   SourceLocation where;
 };
 
+// [reduced_from]: the pair of runs a reduced experiment (`culprit reduce`) was made from, so
+// `culprit explain` can say how much of the original change each cause reproduces.
+struct ReducedFrom {
+  std::int64_t baseline_run = 0;
+  std::int64_t candidate_run = 0;
+  double baseline_median_ms = 0;
+  double candidate_median_ms = 0;
+  double delta_ms = 0;
+  // The Hodges-Lehmann shift between the runs' configurations, when both had several runs.
+  std::optional<double> shift_ms;
+  std::vector<int> shift_runs;  // the two configurations' ok run counts behind shift_ms
+  std::string db;               // the store the runs came from, as given to reduce
+  // What the reduced experiment must reproduce: shift_ms when known, else delta_ms.
+  double target_ms() const { return shift_ms.value_or(delta_ms); }
+};
+
 struct Manifest {
   ExperimentSettings settings;
+  std::optional<ReducedFrom> reduced_from;
   BaselineSpec baseline;
   std::map<std::string, VersionSpec> versions;
   std::vector<VarySpec> vary;
@@ -114,5 +133,9 @@ Manifest load_manifest(const std::string& path);
 
 // The same from text already in memory; `path` names it in messages.
 Manifest parse_manifest(const std::string& text, const std::string& path);
+
+// [reduced_from] of a stored manifest's text; nullopt when absent or the text does not parse
+// (the experiment is then not a reduced one as far as explain can tell).
+std::optional<ReducedFrom> reduced_from_text(const std::string& text);
 
 }  // namespace culprit::manifest

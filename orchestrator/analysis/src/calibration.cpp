@@ -1,0 +1,219 @@
+#include "culprit/analysis/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/timeline.hpp"
+#include "culprit/errors.hpp"
+#include "robust.hpp"
+
+namespace culprit::analysis {
+namespace {
+
+// A phase within a step: what it is, plus its occurrence among equal ones (imported traces
+// repeat an op name many times in one step).
+using PhaseKey = std::tuple<storage::EventKind, std::uint16_t, int, int, int, int>;
+
+PhaseKey key_of(const storage::Event& e, int occurrence) {
+  return {e.kind, e.name, e.microbatch, e.layer, e.seq, occurrence};
+}
+
+bool is_phase(const storage::Event& e) {
+  return e.kind == storage::EventKind::kCompute || e.kind == storage::EventKind::kCollective ||
+         e.kind == storage::EventKind::kHost;
+}
+
+// Per rank and steady step: the events of the step keyed like the template.
+struct Instance {
+  int rank = 0;
+  std::size_t step = 0;  // index into Timeline::steps
+  std::map<PhaseKey, EventIndex> events;
+};
+
+std::vector<EventIndex> step_phases(const Timeline& t, int rank, int step) {
+  std::vector<EventIndex> out;
+  for (EventIndex e : t.by_begin[static_cast<std::size_t>(rank)]) {
+    const storage::Event& ev = t.event(e);
+    if (ev.step == step && is_phase(ev)) out.push_back(e);
+  }
+  return out;
+}
+
+std::map<PhaseKey, EventIndex> keyed(const Timeline& t, const std::vector<EventIndex>& events) {
+  std::map<PhaseKey, EventIndex> out;
+  std::map<PhaseKey, int> seen;
+  for (EventIndex e : events) {
+    const PhaseKey base = key_of(t.event(e), 0);
+    const int occurrence = seen[base]++;
+    out[key_of(t.event(e), occurrence)] = e;
+  }
+  return out;
+}
+
+double robust_cv(std::vector<double> values) {
+  if (values.size() < 4) return 0;
+  const double m = median_of(values);
+  if (!(m > 0)) return 0;
+  for (double& v : values) v -= m;
+  return robust_sigma_about_zero(values) / m;
+}
+
+double ms(double ns) {
+  return std::round(ns / 1e3) / 1e3;  // microsecond resolution
+}
+
+}  // namespace
+
+Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
+  const Timeline t = build_timeline(run);
+  const std::vector<CollectiveTiming> timings = time_collectives(t);
+  Calibration c;
+  c.run_id = run.run_id;
+  c.ranks = run.ranks;
+  c.warmup_steps = run.warmup_steps;
+  std::vector<std::size_t> steady;
+  for (std::size_t i = 0; i < t.steps.size(); ++i) {
+    if (!t.steps[i].warmup) steady.push_back(i);
+  }
+  c.steady_steps = static_cast<int>(steady.size());
+  if (c.steady_steps < min_steady_steps) {
+    throw UsageError(
+        "run " + std::to_string(run.run_id) + " has " + std::to_string(c.steady_steps) +
+        " steady step(s); a calibration needs at least " + std::to_string(min_steady_steps) +
+        " to tell a phase's typical time from noise: use a run with more steps");
+  }
+  c.first_step = t.steps.front().step;
+  c.median_step_ms = median_step_ms(t.steps);
+
+  // The template: rank 0's phases in the first steady step, in issue order.
+  const std::vector<EventIndex> first = step_phases(t, 0, t.steps[steady.front()].step);
+  if (first.empty()) {
+    throw UsageError("run " + std::to_string(run.run_id) +
+                     " has no compute or collective event on rank 0 in step " +
+                     std::to_string(t.steps[steady.front()].step) + ": nothing to calibrate");
+  }
+  std::vector<PhaseKey> order;
+  {
+    std::map<PhaseKey, int> seen;
+    for (EventIndex e : first) {
+      const PhaseKey base = key_of(t.event(e), 0);
+      order.push_back(key_of(t.event(e), seen[base]++));
+    }
+  }
+  std::vector<Instance> instances;
+  for (std::size_t s : steady) {
+    for (int r = 0; r < run.ranks; ++r) {
+      instances.push_back({r, s, keyed(t, step_phases(t, r, t.steps[s].step))});
+    }
+  }
+  // Collective timing by (step, seq, name).
+  std::map<std::tuple<int, int, std::uint16_t>, const CollectiveTiming*> timing_of;
+  for (const CollectiveTiming& ct : timings) timing_of[{ct.step, ct.seq, ct.name}] = &ct;
+
+  // Pass 1: durations, transfers and overlap per template phase.
+  const std::size_t n = order.size();
+  std::vector<std::vector<double>> durations(n), transfers(n), waits(n);
+  std::vector<int> overlapped(n, 0), seen(n, 0);
+  for (const Instance& in : instances) {
+    for (std::size_t k = 0; k < n; ++k) {
+      auto it = in.events.find(order[k]);
+      if (it == in.events.end()) continue;
+      const storage::Event& ev = t.event(it->second);
+      ++seen[k];
+      if (ev.kind == storage::EventKind::kCollective) {
+        auto ct = timing_of.find({ev.step, ev.seq, ev.name});
+        if (ct != timing_of.end()) {
+          transfers[k].push_back(ct->second->transfer_ns);
+          waits[k].push_back(ct->second->wait_ns[static_cast<std::size_t>(in.rank)]);
+        }
+        if (k + 1 < n) {
+          auto next = in.events.find(order[k + 1]);
+          if (next != in.events.end() && t.event(next->second).begin_ns < ev.end_ns) {
+            ++overlapped[k];
+          }
+        }
+      } else {
+        durations[k].push_back(t.duration_ns(it->second));
+      }
+    }
+  }
+  // Pass 2: the host gap before each phase, after the previous phase the rank had to finish.
+  std::vector<bool> async(n, false);
+  for (std::size_t k = 0; k < n; ++k) {
+    async[k] = std::get<0>(order[k]) == storage::EventKind::kCollective && seen[k] > 0 &&
+               2 * overlapped[k] > seen[k];
+  }
+  std::vector<std::vector<double>> gaps(n);
+  std::vector<int> waited(n, 0), after_async(n, 0);
+  for (const Instance& in : instances) {
+    const EventIndex step_event = t.step_event[in.step][static_cast<std::size_t>(in.rank)];
+    std::int64_t ready = t.event(step_event).begin_ns;
+    std::int64_t outstanding = -1;  // latest end of async collectives not yet waited for
+    for (std::size_t k = 0; k < n; ++k) {
+      auto it = in.events.find(order[k]);
+      if (it == in.events.end()) continue;
+      const storage::Event& ev = t.event(it->second);
+      gaps[k].push_back(static_cast<double>(std::max<std::int64_t>(0, ev.begin_ns - ready)));
+      if (async[k]) {
+        outstanding = std::max(outstanding, ev.end_ns);
+        ready = std::max(ready, ev.begin_ns);
+        continue;
+      }
+      if (outstanding >= 0 && ev.kind != storage::EventKind::kCollective) {
+        ++after_async[k];
+        if (ev.begin_ns >= outstanding) {
+          ++waited[k];
+          outstanding = -1;
+        }
+      }
+      ready = std::max(ready, ev.end_ns);
+    }
+  }
+
+  std::vector<double> cvs;
+  double schedule_ns = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    // Equal names repeat in imported steps (the occurrence); each stays a phase of its own.
+    const auto& [kind, name, microbatch, layer, seq, occurrence] = order[k];
+    (void)occurrence;
+    CalibratedPhase p;
+    p.phase.name = run.names[name];
+    p.phase.collective = kind == storage::EventKind::kCollective;
+    p.phase.layer = p.phase.collective ? -1 : layer;
+    p.phase.microbatch = p.phase.collective ? -1 : microbatch;
+    p.samples = seen[k];
+    p.phase.gap_ms = ms(median_of(gaps[k]));
+    if (p.phase.collective) {
+      const storage::Event& ev = t.event(first[k]);
+      p.phase.seq = seq;
+      p.phase.bytes = ev.bytes;
+      p.phase.async = async[k];
+      p.phase.ms = transfers[k].empty() ? 0 : ms(median_of(transfers[k]));
+      p.wait_ms = waits[k].empty() ? 0 : ms(median_of(waits[k]));
+      if (transfers[k].empty()) {
+        c.notes.push_back("collective " + p.phase.name + " seq " + std::to_string(seq) +
+                          " is not matched on every rank: transfer time 0");
+      }
+    } else {
+      p.phase.ms = ms(median_of(durations[k]));
+      p.spread_cv = robust_cv(durations[k]);
+      if (p.phase.ms > 0 && durations[k].size() >= 4) cvs.push_back(p.spread_cv);
+      p.phase.waits = after_async[k] > 0 && 2 * waited[k] > after_async[k];
+    }
+    schedule_ns += (p.phase.gap_ms + (p.phase.async ? 0 : p.phase.ms)) * 1e6;
+    if (p.samples < static_cast<int>(instances.size())) {
+      c.notes.push_back(p.phase.name + " appears in " + std::to_string(p.samples) + " of " +
+                        std::to_string(instances.size()) +
+                        " (rank, step) instances; its median is over those");
+    }
+    c.phases.push_back(std::move(p));
+  }
+  c.noise_cv = cvs.empty() ? 0 : std::round(median_of(cvs) * 1e4) / 1e4;
+  c.schedule_ms = schedule_ns / 1e6;
+  return c;
+}
+
+}  // namespace culprit::analysis

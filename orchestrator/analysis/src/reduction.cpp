@@ -1,0 +1,293 @@
+#include "culprit/analysis/reduction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "culprit/analysis/attribution.hpp"
+#include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/phase_stats.hpp"
+#include "culprit/analysis/timeline.hpp"
+#include "culprit/errors.hpp"
+#include "robust.hpp"
+
+namespace culprit::analysis {
+namespace {
+
+double round_ms(double ms) {
+  return std::round(ms * 1000.0) / 1000.0;  // microseconds: finer than any delay we sleep
+}
+
+std::string fixed(double value, int digits = 2) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%+.*f", digits, value);
+  return buffer;
+}
+
+// The steady steps' positions in Timeline::steps; a reduced experiment numbers its steps by
+// position (warm-up first), whatever numbering the source run used.
+std::map<int, int> step_positions(const Timeline& t) {
+  std::map<int, int> out;
+  for (std::size_t i = 0; i < t.steps.size(); ++i) out[t.steps[i].step] = static_cast<int>(i);
+  return out;
+}
+
+struct StragglerKey {
+  int rank;
+  std::string phase;
+  int layer;
+  auto operator<=>(const StragglerKey&) const = default;
+};
+
+// Excess beyond noise of every instance of (rank, phase, layer) per steady step and
+// microbatch: how a straggler's delay is spread over the step, measured on the candidate.
+std::map<std::pair<int, int>, double> diverging_excess(const Timeline& t, const PhaseStats& ps,
+                                                       const StragglerKey& key, int name) {
+  std::map<std::pair<int, int>, double> out;  // (step, microbatch) -> excess ns
+  for (EventIndex e : t.by_begin[static_cast<std::size_t>(key.rank)]) {
+    const storage::Event& ev = t.event(e);
+    if (ev.name != name || ev.layer != key.layer || ev.kind == storage::EventKind::kCollective) {
+      continue;
+    }
+    if (ps.diverges(t, e)) out[{ev.step, ev.microbatch}] += ps.excess_ns(t, e);
+  }
+  return out;
+}
+
+Cause straggler_cause(const Timeline& t, const PhaseStats& ps, const StragglerKey& key,
+                      const std::vector<const StepAttribution*>& blamed, int steady_steps,
+                      int ranks) {
+  Cause cause;
+  cause.kind = "straggler";
+  cause.original_rank = key.rank;
+  cause.rank = std::min(key.rank, ranks - 1);
+  cause.phase = key.phase;
+  cause.layer = key.layer;
+  const std::map<int, int> position = step_positions(t);
+  const int name = t.run->name_index(key.phase);
+  std::map<std::pair<int, int>, double> excess = diverging_excess(t, ps, key, name);
+  if (excess.empty()) {
+    // A late call (the collective's own phase): the step culprits carry the excess.
+    for (const StepAttribution* s : blamed) {
+      excess[{s->decomposition.step, -1}] += s->decomposition.culprit.excess_ns;
+    }
+  }
+  std::map<int, std::vector<double>> by_microbatch;  // over steps
+  std::map<int, std::map<int, double>> by_step;      // step -> microbatch -> ns
+  for (const auto& [where, ns] : excess) {
+    if (!position.contains(where.first) ||
+        t.steps[static_cast<std::size_t>(position.at(where.first))].warmup) {
+      continue;
+    }
+    by_microbatch[where.second].push_back(ns);
+    by_step[where.first][where.second] = ns;
+  }
+  const bool every_step = 2 * static_cast<int>(by_step.size()) >= steady_steps;
+  stepmodel::DelayInjection base;
+  base.rank = cause.rank;
+  base.phase = key.phase;
+  base.layer = key.layer;
+  if (every_step) {
+    // Present in most steps: one delay per microbatch it shows in, at its median excess.
+    std::vector<std::pair<int, double>> levels;
+    for (auto& [mb, values] : by_microbatch) {
+      if (2 * static_cast<int>(values.size()) < steady_steps) continue;
+      levels.emplace_back(mb, round_ms(median_of(values) / 1e6));
+    }
+    const bool all_alike =
+        levels.size() > 1 && std::all_of(levels.begin(), levels.end(), [&](const auto& l) {
+          return std::abs(l.second - levels.front().second) <= 0.1 * levels.front().second;
+        });
+    if (all_alike) {
+      std::vector<double> values;
+      for (const auto& l : levels) values.push_back(l.second);
+      stepmodel::DelayInjection d = base;
+      d.ms = round_ms(median_of(values));
+      cause.delays.push_back(d);
+    } else {
+      for (const auto& [mb, value] : levels) {
+        stepmodel::DelayInjection d = base;
+        d.microbatch = mb;
+        d.ms = value;
+        cause.delays.push_back(d);
+      }
+    }
+    cause.where_from = "median excess over the peers in " + std::to_string(by_step.size()) +
+                       " of " + std::to_string(steady_steps) + " steady steps";
+  } else {
+    // A hiccup of a few steps: the same steps of the reduced run.
+    for (const auto& [step, mbs] : by_step) {
+      for (const auto& [mb, ns] : mbs) {
+        stepmodel::DelayInjection d = base;
+        d.microbatch = mb;
+        d.step_first = d.step_last = position.at(step);
+        d.ms = round_ms(ns / 1e6);
+        cause.delays.push_back(d);
+      }
+    }
+    cause.where_from = "excess over the peers in " + std::to_string(by_step.size()) + " of " +
+                       std::to_string(steady_steps) +
+                       " steady steps only, injected in the same steps (by position)";
+  }
+  return cause;
+}
+
+// The typical time of (phase, layer) per instance, from a calibration: median over its
+// occurrences in the step (microbatches).
+std::map<std::pair<std::string, int>, double> typical_by_phase(const Calibration& c) {
+  std::map<std::pair<std::string, int>, std::vector<double>> values;
+  for (const CalibratedPhase& p : c.phases) {
+    if (!p.phase.collective) values[{p.phase.name, p.phase.layer}].push_back(p.phase.ms);
+  }
+  std::map<std::pair<std::string, int>, double> out;
+  for (auto& [key, v] : values) out[key] = median_of(v);
+  return out;
+}
+
+double run_to_run_cv(std::vector<double> medians) {
+  if (medians.size() < 2) return 0;
+  const double m = median_of(medians);
+  if (!(m > 0)) return 0;
+  for (double& v : medians) v -= m;
+  return std::round(robust_sigma_about_zero(medians) / m * 1e4) / 1e4;
+}
+
+}  // namespace
+
+Reduction reduce_runs(const storage::RunData& baseline, const storage::RunData& candidate,
+                      const ReductionOptions& options,
+                      const std::vector<double>& baseline_config_medians) {
+  if (baseline.ranks != candidate.ranks) {
+    throw UsageError("runs " + std::to_string(baseline.run_id) + " and " +
+                     std::to_string(candidate.run_id) + " have " + std::to_string(baseline.ranks) +
+                     " and " + std::to_string(candidate.ranks) +
+                     " ranks: reduce compares two runs of the same job; pick a pair with equal "
+                     "rank counts");
+  }
+  if (options.ranks < 0 || options.ranks > baseline.ranks) {
+    throw UsageError("--ranks " + std::to_string(options.ranks) +
+                     ": a reduced experiment has 1 to " + std::to_string(baseline.ranks) +
+                     " ranks (the job's own count at most)");
+  }
+  Reduction r;
+  r.baseline = calibrate(baseline);
+  const Calibration cand_shape = calibrate(candidate);
+  r.ranks = options.ranks > 0 ? options.ranks : baseline.ranks;
+  r.run_cv = run_to_run_cv(baseline_config_medians);
+  r.run_cv_runs = static_cast<int>(baseline_config_medians.size());
+  if (baseline_config_medians.size() >= 3 && r.baseline.median_step_ms > 0) {
+    r.level_scale = median_of(baseline_config_medians) / r.baseline.median_step_ms;
+    for (CalibratedPhase& p : r.baseline.phases) {
+      p.phase.ms = round_ms(p.phase.ms * r.level_scale);
+      p.phase.gap_ms = round_ms(p.phase.gap_ms * r.level_scale);
+    }
+    r.baseline.schedule_ms *= r.level_scale;
+  }
+
+  const RunAttribution base_attr = attribute_run(baseline);
+  const RunAttribution cand_attr = attribute_run(candidate);
+  r.original = explain(median_step("run " + std::to_string(baseline.run_id), {base_attr}),
+                       median_step("run " + std::to_string(candidate.run_id), {cand_attr}));
+  const double delta = r.original.delta_ms;
+  const double floor_ms = std::max(0.05, 0.005 * r.baseline.median_step_ms);
+
+  // Stragglers: the steps' first divergences, grouped by (rank, phase, layer).
+  std::map<StragglerKey, std::vector<const StepAttribution*>> groups;
+  for (const StepAttribution& s : cand_attr.steps) {
+    const Culprit& c = s.decomposition.culprit;
+    if (s.decomposition.warmup || !c.found) continue;
+    if (c.excess_ns / 1e6 < floor_ms) continue;
+    groups[{c.rank, c.phase, c.layer}].push_back(&s);
+  }
+  const Timeline t = build_timeline(candidate);
+  const PhaseStats ps = phase_stats(t, time_collectives(t));
+  for (const auto& [key, steps] : groups) {
+    Cause cause = straggler_cause(t, ps, key, steps, cand_shape.steady_steps, r.ranks);
+    if (cause.delays.empty()) continue;
+    for (const ExplainedComponent& e : r.original.components) {
+      if (e.category == Category::kStraggler && e.rank == key.rank && e.phase == key.phase &&
+          e.layer == key.layer) {
+        cause.component_ms = e.ms;
+      }
+    }
+    if (cause.rank != cause.original_rank) {
+      r.notes.push_back("rank " + std::to_string(cause.original_rank) + " is beyond " +
+                        std::to_string(r.ranks) + " ranks: its delay goes to rank " +
+                        std::to_string(cause.rank) +
+                        " (a delay on one rank makes every data-parallel peer wait whatever the "
+                        "rank count)");
+    }
+    r.causes.push_back(std::move(cause));
+  }
+
+  // Typical shifts: every rank slower in a phase (a slower kernel in the new version).
+  const auto base_typical = typical_by_phase(r.baseline);
+  const auto cand_typical = typical_by_phase(cand_shape);
+  for (const ExplainedComponent& e : r.original.components) {
+    if (e.category == Category::kExposedComm && std::abs(e.ms) >= floor_ms &&
+        std::abs(e.ms) >= options.min_share * std::abs(delta)) {
+      r.not_reproduced.push_back("exposed communication " + fixed(e.ms) +
+                                 " ms: a transfer-time change is not a delay; edit the "
+                                 "collectives' ms in model.schedule to test it");
+    }
+    if (e.category == Category::kHostGap && std::abs(e.ms) >= floor_ms &&
+        std::abs(e.ms) >= options.min_share * std::abs(delta)) {
+      r.not_reproduced.push_back("host gaps " + fixed(e.ms) +
+                                 " ms: edit the phases' gap_ms in model.schedule to test it");
+    }
+    if (e.category != Category::kTypical || std::abs(e.ms) < floor_ms ||
+        std::abs(e.ms) < options.min_share * std::abs(delta)) {
+      continue;
+    }
+    auto b = base_typical.find({e.phase, e.layer});
+    auto c = cand_typical.find({e.phase, e.layer});
+    if (b == base_typical.end() || c == cand_typical.end()) continue;
+    const double per_instance = round_ms(c->second - b->second);
+    if (per_instance <= 0) {
+      r.not_reproduced.push_back(
+          e.phase + (e.layer >= 0 ? " layer " + std::to_string(e.layer) : "") + " typical time " +
+          fixed(e.ms) + " ms (faster): a delay cannot make a phase faster");
+      continue;
+    }
+    Cause cause;
+    cause.kind = "typical_shift";
+    cause.phase = e.phase;
+    cause.layer = e.layer;
+    cause.component_ms = e.ms;
+    stepmodel::DelayInjection d;
+    d.rank = stepmodel::kEveryRank;
+    d.phase = e.phase;
+    d.layer = e.layer;
+    d.ms = per_instance;
+    cause.delays.push_back(d);
+    cause.where_from = "every rank's typical time: candidate " + fixed(c->second, 3).substr(1) +
+                       " ms vs baseline " + fixed(b->second, 3).substr(1) + " ms per instance";
+    r.causes.push_back(std::move(cause));
+  }
+  if (r.causes.empty()) {
+    throw UsageError("nothing to reduce: run " + std::to_string(candidate.run_id) + " vs run " +
+                     std::to_string(baseline.run_id) + " changes the median step by " +
+                     fixed(delta) +
+                     " ms and attribution finds no straggler or typical shift beyond noise "
+                     "(check `culprit attribute` of the candidate run)");
+  }
+  return r;
+}
+
+std::vector<Reproduced> reproduction(const StoredExplanations& reduced, double original_delta_ms) {
+  std::vector<Reproduced> out;
+  for (const Explanation& e : reduced.explanations) {
+    Reproduced r;
+    r.label = e.candidate_label;
+    r.delta_ms = e.delta_ms;
+    r.share = std::abs(original_delta_ms) >= 0.01 ? e.delta_ms / original_delta_ms
+                                                  : std::numeric_limits<double>::quiet_NaN();
+    r.remainder_ms = std::round((original_delta_ms - e.delta_ms) * 100.0) / 100.0;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace culprit::analysis

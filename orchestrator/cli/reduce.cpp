@@ -1,0 +1,115 @@
+// `culprit reduce`: from a baseline and a candidate run (measured, simulated or imported) to a
+// small controlled experiment that injects the blamed causes into a calibrated model of the job.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "command.hpp"
+#include "culprit/analysis/reduction.hpp"
+#include "culprit/analysis/stored_runs.hpp"
+#include "culprit/errors.hpp"
+#include "culprit/manifest/manifest.hpp"
+#include "culprit/report/reduce_report.hpp"
+#include "culprit/stats/compare.hpp"
+#include "culprit/storage/run_data.hpp"
+#include "culprit/storage/store.hpp"
+
+namespace culprit::cli {
+namespace {
+
+struct ReduceArgs {
+  CommonOptions common;
+  std::int64_t baseline_run = 0;
+  std::int64_t candidate_run = 0;
+  int ranks = 0;
+  std::string backend = "sim";
+  std::string output;
+  std::string name;
+  int repetitions = 10;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError("cannot write " + temp + ": check that the folder exists");
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error("writing " + temp + " failed (disk full?)");
+  }
+  std::filesystem::rename(temp, path);
+}
+
+int reduce(const ReduceArgs& args) {
+  const std::string db = args.common.db.empty() ? "culprit.db" : args.common.db;
+  auto store = storage::open_existing_store(db);
+  storage::RunData baseline, candidate;
+  try {
+    baseline = storage::load_run(*store, args.baseline_run);
+    candidate = storage::load_run(*store, args.candidate_run);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const std::vector<double> siblings = analysis::sibling_run_medians(*store, args.baseline_run);
+  const std::vector<double> candidates = analysis::sibling_run_medians(*store, args.candidate_run);
+  analysis::ReductionOptions options;
+  options.ranks = args.ranks;
+  options.backend = args.backend;
+  const analysis::Reduction reduction =
+      analysis::reduce_runs(baseline, candidate, options, siblings);
+
+  report::ReducedManifestOptions text_options;
+  text_options.name = !args.name.empty() ? args.name
+                                         : "reduce-" + std::to_string(args.baseline_run) + "-" +
+                                               std::to_string(args.candidate_run);
+  text_options.source_db = db;
+  text_options.backend = args.backend;
+  text_options.repetitions = args.repetitions;
+  if (siblings.size() >= 2 && candidates.size() >= 2) {
+    text_options.configuration_shift_ms = stats::compare(siblings, candidates).shift;
+    text_options.baseline_config_runs = static_cast<int>(siblings.size());
+    text_options.candidate_config_runs = static_cast<int>(candidates.size());
+  }
+  const std::string text = report::reduced_manifest(reduction, text_options);
+  // The manifest must be one `culprit run` accepts: check it with the same parser first.
+  manifest::parse_manifest(text, args.output);
+  write_file(args.output, text);
+  std::cout << (args.common.json ? report::reduce_summary_json(reduction, args.output)
+                                 : report::reduce_summary_text(reduction, args.output));
+  return exit_code::kOk;
+}
+
+}  // namespace
+
+void register_reduce(CLI::App& app, Outcome& outcome) {
+  auto* command = app.add_subcommand(
+      "reduce",
+      "Write a small controlled experiment (a manifest) that reproduces a regression: a model "
+      "calibrated on BASELINE_RUN with the causes blamed in CANDIDATE_RUN injected");
+  auto args = std::make_shared<ReduceArgs>();
+  add_json_flag(*command, args->common);
+  add_db_option(*command, args->common);
+  command
+      ->add_option("BASELINE_RUN", args->baseline_run,
+                   "Run id of the baseline (see `culprit runs`)")
+      ->required();
+  command->add_option("CANDIDATE_RUN", args->candidate_run, "Run id of the slow run")->required();
+  command
+      ->add_option("--ranks", args->ranks,
+                   "Ranks of the reduced experiment (default: the runs' own count)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--backend", args->backend,
+                   "sim (simulated ranks) or cpu (real mpirun "
+                   "ranks that sleep the measured durations)")
+      ->check(CLI::IsMember({"sim", "cpu"}));
+  command->add_option("--repetitions", args->repetitions, "Runs per configuration (default 10)")
+      ->check(CLI::Range(1, 1000));
+  command->add_option("--name", args->name, "Experiment name (default reduce-BASE-CAND)");
+  command->add_option("-o,--output", args->output, "The manifest to write, e.g. repro.toml")
+      ->required();
+  command->callback([&outcome, args] { outcome.exit_code = reduce(*args); });
+}
+
+}  // namespace culprit::cli

@@ -1,0 +1,10 @@
+# `culprit reduce` (issue 18): the reference scenario's pair of runs reduced to a controlled
+# experiment that reproduces the baseline and the shift, at 64 ranks and scaled down to 8.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME integration.reduce.reference
+    COMMAND ${CULPRIT_BASH} ${CMAKE_CURRENT_LIST_DIR}/reduce/reference.sh ${CULPRIT_BIN_DIR}
+            ${CMAKE_SOURCE_DIR}/experiments/reference-64.toml
+            ${CMAKE_CURRENT_BINARY_DIR}/reduce/reference)
+  set_tests_properties(integration.reduce.reference PROPERTIES LABELS integration TIMEOUT 600)
+endif()

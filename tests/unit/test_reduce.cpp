@@ -1,0 +1,100 @@
+// Reduction (docs/methodology.md, "Reduction"): the calibration recovers a known step, and the
+// causes of a known injected straggler come back as the delay that was injected.
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "analysis/synthetic_run.hpp"
+#include "culprit/analysis/calibration.hpp"
+#include "culprit/analysis/reduction.hpp"
+#include "culprit/errors.hpp"
+
+using culprit::analysis::calibrate;
+using culprit::analysis::reduce_runs;
+using culprit::testing::synthesize;
+using culprit::testing::SyntheticSpec;
+
+namespace {
+
+SyntheticSpec spec() {
+  SyntheticSpec s;
+  s.ranks = 4;
+  s.steps = 12;
+  s.warmup_steps = 2;
+  s.model.layers = 2;
+  s.model.microbatches = 1;
+  s.model.buckets = 1;
+  s.model.tokens = 64;
+  s.model.hidden = 128;
+  s.model.flops_per_s = stepmodel::gemm_fwd_flops(s.model) * 1000.0;  // 1 ms per GEMM
+  s.transfer_ms = 0.2;
+  s.gap_us = 2;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("calibration recovers the step: order, durations, gaps, transfer, payload") {
+  const auto run = synthesize(spec());
+  const auto c = calibrate(run);
+  CHECK(c.ranks == 4);
+  CHECK(c.steady_steps == 10);
+  // 2 forward + 2x2 backward GEMMs, one all-reduce, the optimizer.
+  REQUIRE(c.phases.size() == 8);
+  CHECK(c.phases[0].phase.name == "gemm.fwd");
+  CHECK(c.phases[0].phase.layer == 0);
+  CHECK(c.phases[0].phase.ms == doctest::Approx(1.0));
+  CHECK(c.phases[1].phase.gap_ms == doctest::Approx(0.002));
+  CHECK(c.phases[0].samples == 40);
+  const auto& ar = c.phases[6].phase;
+  CHECK(ar.collective);
+  CHECK(ar.name == "allreduce");
+  CHECK(ar.seq == 0);
+  CHECK(ar.ms == doctest::Approx(0.2));
+  CHECK(ar.bytes == stepmodel::buckets(spec().model)[0].bytes);
+  CHECK_FALSE(ar.async);
+  CHECK(c.phases[7].phase.name == "optimizer");
+  CHECK(c.noise_cv == doctest::Approx(0.0));
+}
+
+TEST_CASE("too few steady steps are refused with the count and what to do") {
+  SyntheticSpec s = spec();
+  s.steps = 5;
+  CHECK_THROWS_WITH_AS(calibrate(synthesize(s)), doctest::Contains("3 steady step(s)"),
+                       culprit::UsageError);
+}
+
+TEST_CASE("an injected straggler comes back as its delay; a control gives nothing to reduce") {
+  SyntheticSpec s = spec();
+  s.jitter_cv = 0.01;
+  const auto baseline = synthesize(s);
+  s.seed = 2;
+  s.delays.push_back({1, "gemm.fwd", 0, -1, 3.0});
+  auto candidate = synthesize(s);
+  candidate.run_id = 7;
+  culprit::analysis::ReductionOptions options;
+  const auto r = reduce_runs(baseline, candidate, options, {});
+  REQUIRE(r.causes.size() == 1);
+  const auto& cause = r.causes.front();
+  CHECK(cause.kind == "straggler");
+  CHECK(cause.rank == 1);
+  CHECK(cause.phase == "gemm.fwd");
+  CHECK(cause.layer == 0);
+  REQUIRE(cause.delays.size() == 1);
+  CHECK(cause.delays[0].ms == doctest::Approx(3.0).epsilon(0.1));
+  CHECK(cause.delays[0].step_first == -1);  // every step
+  CHECK(r.original.delta_ms == doctest::Approx(3.0).epsilon(0.15));
+
+  options.ranks = 1;  // scaled down: rank 1 moves to rank 0, and the move is noted
+  const auto one = reduce_runs(baseline, candidate, options, {});
+  CHECK(one.causes.front().rank == 0);
+  REQUIRE_FALSE(one.notes.empty());
+  CHECK(one.notes.front().find("rank 1 is beyond 1 ranks") != std::string::npos);
+
+  SyntheticSpec quiet = spec();
+  quiet.jitter_cv = 0.01;
+  quiet.seed = 5;
+  CHECK_THROWS_WITH_AS(reduce_runs(baseline, synthesize(quiet), {}, {}),
+                       doctest::Contains("nothing to reduce"), culprit::UsageError);
+}
