@@ -8,3 +8,8 @@ if(Python3_Interpreter_FOUND)
             ${CMAKE_CURRENT_BINARY_DIR}/reduce/reference)
   set_tests_properties(integration.reduce.reference PROPERTIES LABELS integration TIMEOUT 600)
 endif()
+add_test(NAME integration.reduce.measured_cpu
+  COMMAND ${CULPRIT_BASH} ${CMAKE_CURRENT_LIST_DIR}/reduce/measured_cpu.sh ${CULPRIT_BIN_DIR}
+          ${CULPRIT_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/reduce/measured_cpu)
+set_tests_properties(integration.reduce.measured_cpu PROPERTIES
+  LABELS integration TIMEOUT 300 RESOURCE_LOCK mpi)
