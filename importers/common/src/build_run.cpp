@@ -270,7 +270,18 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     throw UsageError("--warmup " + std::to_string(o.warmup_steps) + " leaves none of the " +
                      std::to_string(common.size()) + " recorded step(s) as a measured step");
   }
-  const std::string backend = traces[0].backend.empty() ? "unknown" : traces[0].backend;
+  std::string backend = traces[0].backend;
+  if (backend.empty()) {
+    // Not in the file (legacy, nsys): the collectives' own names tell it.
+    for (std::size_t n = 0; n < traces[0].names.size() && backend.empty(); ++n) {
+      const std::string& name = traces[0].names[static_cast<std::uint32_t>(n)];
+      if (name.rfind("gloo:", 0) == 0) backend = "gloo";
+      if (name.rfind("nccl", 0) == 0) backend = "nccl";
+      if (name.rfind("MPI_", 0) == 0) backend = "mpi";
+    }
+  }
+  if (backend.empty()) backend = "unknown";
+  s.backend = backend;
   c.meta = {{"source", "culprit import"},
             {"trace_format", s.format},
             {"backend", backend},

@@ -125,10 +125,15 @@ KinetoHeader tokenize_kineto(std::string& padded, std::size_t length, const std:
   od::document doc;
   const char* base = padded.data();
   std::size_t offset = 0;
+  bool iterated = false;
   try {
-    doc = parser.iterate(padded.data(), length, padded.capacity());
+    if (auto error = parser.iterate(padded.data(), length, padded.capacity()).get(doc)) {
+      throw simdjson::simdjson_error(error);
+    }
+    iterated = true;
     od::object top;
-    if (doc.get_object().get(top)) {
+    if (auto error = doc.get_object().get(top)) {
+      if (error == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) throw simdjson::simdjson_error(error);
       throw UsageError(file + ": not a Kineto trace: the file is not a JSON object" +
                        std::string(" (a bare array is the legacy format: --format legacy)"));
     }
@@ -186,7 +191,9 @@ KinetoHeader tokenize_kineto(std::string& padded, std::size_t length, const std:
     }
   } catch (const simdjson::simdjson_error& e) {
     const char* at = nullptr;
-    if (!doc.current_location().get(at) && at >= base) offset = static_cast<std::size_t>(at - base);
+    if (iterated && !doc.current_location().get(at) && at >= base && at <= base + length)
+      offset = static_cast<std::size_t>(at - base);
+    if (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) offset = length;
     const bool truncated = e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
                            e.error() == simdjson::TAPE_ERROR || offset + 64 >= length;
     throw UsageError(file + ": " + (truncated ? "truncated or malformed" : "malformed") +

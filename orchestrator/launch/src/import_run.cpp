@@ -112,7 +112,7 @@ ImportOutcome import_into_store(const std::string& db_path, const std::vector<st
     record.label = options.label;
     record.run_file = run_file.string();
     record.resolved_json = run.contents.config_json;
-    record.backend = run.summary.format;
+    record.backend = run.summary.backend;
     record.ranks = run.summary.ranks;
     record.command_json = command_json;
     outcome.stored = store_imported_run(*store, record);

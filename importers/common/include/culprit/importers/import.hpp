@@ -30,6 +30,7 @@ struct ImportOptions {
 
 struct ImportSummary {
   std::string format;
+  std::string backend;  // the job's communication backend (gloo, nccl) or "unknown"
   int ranks = 0;
   int world_size = 0;
   int steps = 0;                 // steps every rank recorded
