@@ -51,6 +51,13 @@ class GlobalNames {
 };
 
 void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportSummary& s) {
+  if (traces.size() == 1 && traces[0].rank < 0) {
+    traces[0].rank = 0;
+    traces[0].rank_source = "single file";
+    s.warnings.push_back(traces[0].file +
+                         ": the file does not say its rank: taken as rank 0 of a "
+                         "1-rank job");
+  }
   for (const RankTrace& t : traces) {
     if (t.rank < 0) {
       throw UsageError(t.file +

@@ -212,6 +212,43 @@ def mode_nsys():
               f"nsys 4 ranks: {info['ranks']} ranks, {info['collectives']} collectives == 4 x {mpi}")
         a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
         check(a.returncode == 0, "nsys 4 ranks: attribute runs")
+    # a 4-rank straggler built from real per-rank exports: NVTX step/region/MPI_Allreduce ranges
+    # added to each copy (rank 2's 'compute' 20 ms longer in step 3)
+    folder = os.path.join(WORK, "nsys-straggler")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    ms = 1_000_000
+    for r in range(4):
+        path = os.path.join(folder, f"rank{r}.sqlite")
+        shutil.copy(src, path)
+        con = sqlite3.connect(path)
+        tid = con.execute("select globalTid from NVTX_EVENTS where globalTid is not null limit 1").fetchone()[0]
+        t0 = 3_000 * ms + r * 7 * ms  # every rank's clock has its own base
+        rows = []
+        for k in range(6):
+            begin = t0 + k * 100 * ms
+            work = 50 * ms + (r * 0.3 + k * 0.2) * ms + (20 * ms if (r == 2 and k == 3) else 0)
+            done = 50 * ms + 1.3 * ms + (20 * ms if k == 3 else 0)  # the last arrival + transfer
+            rows.append((begin, begin + 90 * ms, f"step {k}"))
+            rows.append((begin + 1 * ms, begin + 1 * ms + int(work), "compute"))
+            rows.append((begin + 1 * ms + int(work), begin + 1 * ms + int(done) + 1 * ms, "MPI_Allreduce"))
+        for b, e, text in rows:
+            con.execute("insert into NVTX_EVENTS (start, end, eventType, text, globalTid) values (?,?,59,?,?)",
+                        (int(b), int(e), text, tid))
+        con.commit()
+        con.close()
+    db = fresh("nsys-straggler.db")
+    p = run(["import", folder, "--db", db, "--json", "--step-pattern", r"^step (\d+)$"])
+    check(p.returncode == 0, "nsys straggler: imports with --step-pattern")
+    if p.returncode == 0:
+        info = json.loads(p.stdout)
+        check(info["steps"] == 6 and info["collectives"] == 24,
+              f"nsys straggler: {info['steps']} steps == 6, {info['collectives']} collectives == 24")
+        a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
+        att = json.loads(a.stdout)
+        c = [s for s in att["steps"] if s["step"] == 3][0]["culprit"] or {}
+        check(c.get("rank") == 2 and c.get("phase") == "compute",
+              f"nsys straggler: step 3 blamed on rank 2 compute (got {c.get('rank')} {c.get('phase')})")
 
 
 def stored_runs(db):
@@ -296,6 +333,13 @@ def mode_bad():
     json.dump(k4, open(os.path.join(d, "rank1.json"), "w"))
     expect_refused("mismatched collectives", [os.path.join(d, "rank0.json"), os.path.join(d, "rank1.json")],
                    needle="do not match")
+    sq = open(os.path.join(TRACES, "nsys", "cloverleaf-cuda.sqlite"), "rb").read()
+    path = os.path.join(bad, "rank0.sqlite")
+    open(path, "wb").write(sq[: len(sq) // 3])
+    expect_refused("truncated nsys export", [path])
+    path = os.path.join(bad, "notsqlite.sqlite")
+    open(path, "wb").write(b"SQLite format 3\0" + b"\xff" * 5000)
+    expect_refused("corrupt nsys export", [path], ["--format", "nsys"])
     missing = os.path.join(WORK, "missing.db")
     if os.path.exists(missing):
         os.remove(missing)
