@@ -1,9 +1,10 @@
 #include "culprit/importers/input.hpp"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <fstream>
-#include <sstream>
+#include <memory>
 
 #include "culprit/errors.hpp"
 
@@ -14,16 +15,31 @@ bool is_gzip(const std::string& bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::string gunzip(const std::string& bytes, const std::string& file) {
+namespace {
+
+// zlib, slower than libdeflate, but it tells where a damaged stream breaks.
+std::string gunzip_zlib(const std::string& bytes, const std::string& file) {
   z_stream z{};
   if (inflateInit2(&z, 15 + 16) != Z_OK) throw UsageError(file + ": cannot start zlib");
   std::string out;
-  out.resize(bytes.size() * 4 + 4096);
+  // The trailer's ISIZE is the (last member's) size mod 2^32: a good first guess, plus the
+  // padding a JSON tokenizer wants after the text.
+  std::size_t guess = bytes.size() * 4 + 4096;
+  if (bytes.size() >= 18) {
+    const auto* t = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - 4);
+    const std::size_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (std::size_t{t[3]} << 24);
+    if (isize >= bytes.size()) guess = isize + 1;
+  }
+  out.reserve(guess + 64);
+  out.resize(guess);
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
   z.avail_in = static_cast<uInt>(bytes.size());
   int rc = Z_OK;
   while (true) {
-    if (z.total_out >= out.size()) out.resize(out.size() * 2);
+    if (z.total_out >= out.size()) {
+      out.reserve(out.size() * 2 + 64);
+      out.resize(out.size() * 2);
+    }
     z.next_out = reinterpret_cast<Bytef*>(out.data() + z.total_out);
     z.avail_out = static_cast<uInt>(out.size() - z.total_out);
     rc = inflate(&z, Z_NO_FLUSH);
@@ -52,13 +68,52 @@ std::string gunzip(const std::string& bytes, const std::string& file) {
   return out;
 }
 
+}  // namespace
+
+std::string gunzip(const std::string& bytes, const std::string& file) {
+  struct Free {
+    void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+  };
+  std::unique_ptr<libdeflate_decompressor, Free> d(libdeflate_alloc_decompressor());
+  if (!d) return gunzip_zlib(bytes, file);
+  std::size_t guess = bytes.size() * 4 + 4096;
+  if (bytes.size() >= 18) {
+    const auto* t = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - 4);
+    const std::size_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (std::size_t{t[3]} << 24);
+    if (isize >= bytes.size()) guess = isize;
+  }
+  std::string out;
+  std::size_t in_at = 0, out_at = 0;
+  while (in_at < bytes.size()) {  // one iteration per gzip member
+    out.reserve(out_at + guess + 64);
+    out.resize(out_at + guess);
+    std::size_t used_in = 0, produced = 0;
+    const libdeflate_result rc =
+        libdeflate_gzip_decompress_ex(d.get(), bytes.data() + in_at, bytes.size() - in_at,
+                                      out.data() + out_at, guess, &used_in, &produced);
+    if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      guess *= 2;
+      continue;
+    }
+    if (rc != LIBDEFLATE_SUCCESS) return gunzip_zlib(bytes, file);  // for the error's offset
+    in_at += used_in;
+    out_at += produced;
+  }
+  out.resize(out_at);
+  return out;
+}
+
 std::string read_input(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot open the file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  std::string bytes = buffer.str();
-  if (in.bad()) throw UsageError(path + ": read error");
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(in.tellg());
+  in.seekg(0, std::ios::beg);
+  std::string bytes;
+  bytes.reserve(size + 64);  // room for a JSON tokenizer's padding, no copy later
+  bytes.resize(size);
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (!in) throw UsageError(path + ": read error");
   return is_gzip(bytes) ? gunzip(bytes, path) : bytes;
 }
 

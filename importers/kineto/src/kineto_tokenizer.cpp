@@ -118,7 +118,7 @@ void read_distributed(od::object info, KinetoHeader& h) {
 
 }  // namespace
 
-KinetoHeader tokenize_kineto(std::string& padded, std::size_t length, const std::string& file,
+KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, const std::string& file,
                              const RawEventSink& sink) {
   KinetoHeader h;
   od::parser parser;

@@ -22,7 +22,7 @@ struct KinetoHeader {
 
 // `padded` must hold the file's bytes followed by at least simdjson::SIMDJSON_PADDING spare
 // bytes of capacity. Throws culprit::UsageError with the byte offset on malformed JSON.
-KinetoHeader tokenize_kineto(std::string& padded, std::size_t length, const std::string& file,
+KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, const std::string& file,
                              const RawEventSink& sink);
 
 }  // namespace culprit::importers

@@ -95,10 +95,16 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
   RankTrace t;
   t.file = file;
   t.format = "kineto";
-  std::string padded;
-  padded.reserve(bytes.size() + 64);
-  padded = bytes;
-  const KinetoHeader h = tokenize_kineto(padded, bytes.size(), file, [&](const RawEvent& e) {
+  // simdjson reads up to SIMDJSON_PADDING (64) bytes past the text: use the caller's buffer
+  // when it has the room (read_input leaves it), else a padded copy.
+  std::string copy;
+  const std::string* padded = &bytes;
+  if (bytes.capacity() < bytes.size() + 64) {
+    copy.reserve(bytes.size() + 64);
+    copy = bytes;
+    padded = &copy;
+  }
+  const KinetoHeader h = tokenize_kineto(*padded, bytes.size(), file, [&](const RawEvent& e) {
     ++t.events_read;
     if (e.ph != "X" || !e.has_ts) return;
     bool on_device = false;

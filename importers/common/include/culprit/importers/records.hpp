@@ -4,6 +4,7 @@
 // microseconds are converted digit by digit, never through an addition in double).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,8 +45,12 @@ class NameTable {
   std::size_t size() const { return names_.size(); }
 
  private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::string> names_;
-  std::unordered_map<std::string, std::uint32_t> index_;
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
 };
 
 // One file's worth of one rank.
