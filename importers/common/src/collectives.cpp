@@ -149,7 +149,9 @@ CollectiveCheck check_collectives(const std::vector<RankTrace>& traces,
   std::vector<std::string>& warnings = result.warnings;
   int incomplete = 0;
   std::string first_incomplete;
-  for (const auto& [key, members] : by_key) {
+  for (const auto& entry : by_key) {
+    const std::pair<int, int> key = entry.first;  // a copy: lambdas below capture it
+    const std::vector<const RankCollective*>& members = entry.second;
     std::size_t ref = ranks;
     for (std::size_t r = 0; r < ranks; ++r) {
       const RankCollective* c = members[r];

@@ -77,6 +77,16 @@ def mode_torch():
             if fmt == "legacy":
                 check(any("file name" in w for w in info["warnings"]),
                       f"{case}/{fmt}: says the rank came from the file name")
+                # clock models from the collectives recover each rank's profiling start
+                con = sqlite3.connect(db)
+                b0 = truth["ranks"]["0"]["legacy_ts_base_us"]
+                for r, off, unc in con.execute(
+                        "select rank, offset_ns, uncertainty_ns from clock_models order by rank"):
+                    true = (truth["ranks"][str(r)]["legacy_ts_base_us"] - b0) * 1000
+                    err = abs(off - true)
+                    check(err <= 300e3 and err <= unc + 1,
+                          f"{case}/{fmt}: rank {r} clock offset within {err / 1e3:.0f} us of the "
+                          f"truth (<= 300 us, uncertainty {unc / 1e3:.0f} us)")
             a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
             check(a.returncode == 0, f"{case}/{fmt}: attribute runs")
             if a.returncode:
@@ -114,8 +124,12 @@ def mode_compare():
     check(e.returncode == 0, "explain works on imported runs")
     if e.returncode == 0:
         check("components" in e.stdout or "unclassified" in e.stdout, "explain gives components")
-    x = run(["export", "--help"])
-    check(x.returncode == 0, "export is there")
+    x = run(["export", "--db", db, "--experiment", "ab", "--format", "json"])
+    rows = json.loads(x.stdout) if x.returncode == 0 else []
+    check(x.returncode == 0 and len(rows) == 16, f"export lists the 2 x 8 imported steps ({len(rows)})")
+    r = run(["runs", "--db", db, "--json"])
+    check(r.returncode == 0 and all(x["status"] == "ok" for x in json.loads(r.stdout)),
+          "runs lists the imported runs as ok")
 
 
 def hta_counts(path):
