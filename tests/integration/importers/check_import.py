@@ -176,6 +176,11 @@ def mode_hta():
         check(n == 1, f"hta/{name}: one ok run stored")
         meta = dict(con.execute("select key, value from run_meta").fetchall())
         check(meta.get("partial") == "1", f"hta/{name}: run_meta.partial = 1")
+        a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
+        att = json.loads(a.stdout) if a.returncode == 0 else {}
+        check(att.get("summary", {}).get("partial") is True and all(
+            not s["last_arriver_decided"] for s in att.get("steps", []) if s["last_arriver"] >= 0),
+              f"hta/{name}: attribution of a partial run cannot decide last arrivers")
 
 
 def nsys_counts(path):
