@@ -137,6 +137,15 @@ RunAttribution attribute_run(const storage::RunData& run, const AttributionOptio
     }
     result.steps.push_back(std::move(s));
   }
+  if (auto it = run.meta.find("partial"); it != run.meta.end() && it->second == "1") {
+    result.partial = true;
+    result.undecided_steps = 0;
+    for (StepAttribution& s : result.steps) {
+      if (s.last_arriver < 0) continue;
+      s.last_arriver_decided = false;
+      if (!s.decomposition.warmup) ++result.undecided_steps;
+    }
+  }
   for (const auto& [rank, count] : last_counts)
     result.last_arriver_counts.emplace_back(rank, count);
   std::stable_sort(result.last_arriver_counts.begin(), result.last_arriver_counts.end(),

@@ -64,6 +64,7 @@ void write_summary(JsonWriter& json, const analysis::RunAttribution& a) {
     json.begin_object().field("rank", rank).field("steps", steps).end_object();
   json.end_array();
   json.field("undecided_steps", a.undecided_steps);
+  json.field("partial", a.partial);
   json.key("delay_costs")
       .begin_object()
       .field("total_wait_ms", ms(a.costs.total_wait_ns))
@@ -258,7 +259,10 @@ std::string attribution_text(const analysis::RunAttribution& a) {
                             a.last_arriver_counts[i].second);
     }
     line(fmt::format("last arriver at the costliest collective: {}{}", counts,
-                     a.undecided_steps
+                     a.partial ? fmt::format(" (cannot decide in {} steps: partial run, the "
+                                             "collectives' other members are missing)",
+                                             a.undecided_steps)
+                     : a.undecided_steps
                          ? fmt::format(" (cannot decide in {} steps: within clock "
                                        "uncertainty {:.3f} ms)",
                                        a.undecided_steps, ms(a.alignment.max_uncertainty_ns))

@@ -75,6 +75,9 @@ struct RunAttribution {
   Symptom symptom;
   std::vector<std::pair<int, int>> last_arriver_counts;  // (rank, steady steps), most first
   int undecided_steps = 0;
+  // A partial import (meta.partial = 1: some of the job's ranks only): every collective misses
+  // members that may have arrived last, so no last arriver is decided.
+  bool partial = false;
   DelayCosts costs;  // over steady-state collectives
   WhatIf what_if;    // culprit rank at the peers' median (rank -1: no culprit)
   Efficiency efficiency;

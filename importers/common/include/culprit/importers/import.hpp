@@ -1,0 +1,63 @@
+#pragma once
+// `culprit import`'s core: profiler traces (one file per rank) -> one run file's contents,
+// written by the run-file library (stepclock_runfile) like every other source of run files.
+// Every failure of the input throws culprit::UsageError naming the file (and the byte offset
+// or table); nothing is written before every file has been read whole.
+
+#include <string>
+#include <vector>
+
+#include "culprit/importers/mapping.hpp"
+#include "stepclock/runfile.hpp"
+
+namespace culprit::importers {
+
+enum class Format { kAuto, kKineto, kLegacy, kNsys };
+
+Format parse_format(const std::string& text);  // auto|kineto|legacy|nsys, else UsageError
+const char* format_name(Format format);
+
+struct ImportOptions {
+  Format format = Format::kAuto;
+  std::string experiment = "import";
+  std::string label = "imported";
+  // Recorded steps counted as warm-up (the profiler's own schedule has already left its
+  // wait/warm-up iterations out, so the default keeps every recorded step).
+  int warmup_steps = 0;
+  bool partial = false;  // accept a subset of the job's ranks (the run is flagged partial)
+  StepRule steps;        // which labels are steps (nsys NVTX ranges; ProfilerStep#N by default)
+};
+
+struct ImportSummary {
+  std::string format;
+  std::string backend;  // the job's communication backend (gloo, nccl) or "unknown"
+  int ranks = 0;
+  int world_size = 0;
+  int steps = 0;                 // steps every rank recorded
+  std::int64_t events = 0;       // events stored in the run file
+  std::int64_t events_read = 0;  // trace events read from the files
+  std::int64_t kernels = 0;
+  std::int64_t collectives = 0;  // per-rank collective instances stored
+  bool partial = false;
+  std::vector<std::string> files;  // by run rank
+  std::vector<std::string> warnings;
+};
+
+struct ImportedRun {
+  stepclock::RunFileContents contents;
+  ImportSummary summary;
+};
+
+// Expands folders into their trace files (sorted by name), keeps files as given.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format);
+
+// Reads one file (gzip is recognised by its magic bytes) into records.
+RankTrace read_trace(const std::string& path, Format format);
+
+// Reads every file, applies the mapping rules and assembles the run file's contents.
+ImportedRun import_traces(const std::vector<std::string>& paths, const ImportOptions& options);
+
+// Mapping only (the part after reading), for tests and fuzzing on in-memory traces.
+ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& options);
+
+}  // namespace culprit::importers

@@ -1,0 +1,115 @@
+#pragma once
+// The mapping rules shared by every trace format (docs/importers.md): records -> steps,
+// phases (nested regions flattened to the innermost label that holds the time), collectives
+// (matched across ranks by identifiers, never by timestamps) and per-rank clock models.
+
+#include <cstdint>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "culprit/importers/records.hpp"
+
+namespace culprit::importers {
+
+// ---- steps -------------------------------------------------------------------------------
+// "ProfilerStep#N" -> N (kept as the step number, even where torch 1.13 labels loop
+// iteration i as #(i-1)).
+std::optional<int> profiler_step_number(std::string_view name);
+
+struct StepRule {
+  // A label matching this ECMAScript regex is a step; its first capture group, when it is a
+  // number, is the step number, else steps are numbered in order from 0.
+  std::string pattern = R"(^ProfilerStep#(\d+)$)";
+};
+
+struct StepSpan {
+  int step = 0;
+  std::int64_t begin_ns = 0;
+  std::int64_t end_ns = 0;
+};
+
+struct RankSteps {
+  std::vector<StepSpan> steps;  // by begin
+  std::int64_t main_thread = 0;
+  bool whole_capture = false;  // no step marker: the whole capture is one step 0
+};
+
+RankSteps find_steps(RankTrace& trace, const StepRule& rule);
+// The step whose span holds `t`, -1 when none.
+int step_at(const RankSteps& steps, std::int64_t t);
+
+// ---- collectives --------------------------------------------------------------------------
+// A name that enqueues a collective on the calling thread (c10d::allreduce_, nccl:all_reduce
+// on the CPU, MPI_Allreduce NVTX ranges).
+bool is_collective_call(std::string_view name);
+// A name that executes a collective (gloo:all_reduce on a worker thread, ncclKernel_* /
+// ncclDevKernel_* on a device).
+bool is_collective_work(std::string_view name);
+
+struct RankCollective {
+  int step = -1;
+  int ordinal = 0;                    // index within the step on this rank (call order)
+  std::int64_t arrival_ns = 0;        // call entry (CPU enqueue)
+  std::int64_t completion_ns = 0;     // end of the work (or of the call without one)
+  std::int64_t device_begin_ns = -1;  // start of the device work, -1 when none
+  std::uint32_t name = 0;             // in the rank's names
+  std::int64_t numel = -1;
+  int elem_bytes = 0;
+  std::int64_t seq = -1;
+  std::int32_t group = -1;
+};
+
+// Pairs each call with its work (k-th call with k-th work of the same family, by start time)
+// and numbers them within their step. Calls without work and work without calls stand alone.
+std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& steps);
+
+// Cross-rank identity of every collective: (step, ordinal) checked against the name, the
+// element count and the trace's (process group, Seq) where present. A contradiction throws
+// culprit::UsageError naming both files; with `partial` it is a warning and the collective is
+// listed in `dropped` (not stored). Collectives missing in some files are reported as warnings.
+struct CollectiveCheck {
+  std::vector<std::string> warnings;
+  std::set<std::pair<int, int>> dropped;  // (step, ordinal)
+};
+CollectiveCheck check_collectives(const std::vector<RankTrace>& traces,
+                                  const std::vector<std::vector<RankCollective>>& colls,
+                                  bool partial);
+
+// ---- phases -------------------------------------------------------------------------------
+struct Phase {
+  std::int64_t begin_ns = 0;
+  std::int64_t end_ns = 0;
+  std::uint32_t name = 0;  // the innermost label holding the time (or the top-level op)
+  int step = -1;
+  int occurrence = 0;  // index of this name's pieces within (rank, step)
+};
+
+// Flattens the main thread's nested regions into non-overlapping phases. Time directly inside
+// a label (no child op) while one of the rank's collectives is in flight and completes inside
+// that stretch is waiting, not the label's work: it is left out (the collective holds it).
+std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps,
+                                  const std::vector<RankCollective>& collectives);
+
+// The phase holding time `t` (binary search; phases sorted by begin), nullptr when none.
+const Phase* phase_at(const std::vector<Phase>& phases, std::int64_t t);
+
+// ---- clocks -------------------------------------------------------------------------------
+struct RankClock {
+  double offset_ns = 0;  // add to the rank's raw clock to get rank 0's
+  double uncertainty_ns = 0;
+  std::int64_t ref_ns = 0;
+  int constraints = 0;  // collectives used
+  bool contradicted = false;
+};
+
+// Per rank: the median difference of the completion of collectives every rank took part in
+// (they complete together), clamped into the interval causality allows (no rank completes
+// before the last arrival); the uncertainty is the distance to the far end of that interval.
+std::vector<RankClock> clock_models(const std::vector<std::vector<RankCollective>>& colls,
+                                    const std::vector<RankSteps>& steps);
+
+}  // namespace culprit::importers

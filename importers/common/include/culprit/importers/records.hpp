@@ -1,0 +1,71 @@
+#pragma once
+// What a tokenizer hands the mapping rules: one rank's trace as flat records (bytes -> records).
+// Timestamps are integer nanoseconds on the rank's own raw clock, exactly as read (fractional
+// microseconds are converted digit by digit, never through an addition in double).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace culprit::importers {
+
+enum class RecordKind : std::uint8_t {
+  kOp,              // a CPU operator (cpu_op, aten::..., autograd nodes)
+  kLabel,           // a region the user (or torch) named: record_function, NVTX range
+  kCollectiveWork,  // a collective's execution on a worker thread (gloo:*) or device (NCCL kernel)
+  kKernel,          // a GPU kernel that is not a collective
+  kRuntime,         // a CUDA runtime call (launches; correlation links it to its kernel)
+  kOther,           // memcpy, memset, anything kept only for counting
+};
+
+struct TraceRecord {
+  std::int64_t begin_ns = 0;
+  std::int64_t end_ns = 0;
+  std::int64_t thread = 0;        // tid of a CPU record; stream of a device record
+  std::int64_t numel = -1;        // element count of a collective, -1 when the trace has none
+  std::int64_t seq = -1;          // the trace's own collective sequence number, -1 when none
+  std::int64_t correlation = -1;  // runtime <-> kernel correlation id, -1 when none
+  std::uint32_t name = 0;         // index into RankTrace::names
+  std::int32_t group = -1;        // process group (index into names), -1 when unknown
+  std::int16_t device = -1;       // GPU index of a device record
+  std::uint8_t elem_bytes = 0;    // element size of a collective's dtype, 0 when unknown
+  RecordKind kind = RecordKind::kOp;
+  bool on_device = false;
+};
+
+// Interns names so that records stay small; index 0 is always the empty name.
+class NameTable {
+ public:
+  NameTable() { intern(""); }
+  std::uint32_t intern(std::string_view name);
+  const std::string& operator[](std::uint32_t id) const { return names_[id]; }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
+};
+
+// One file's worth of one rank.
+struct RankTrace {
+  std::string file;              // the path as given
+  std::string format;            // "kineto", "legacy", "nsys"
+  int rank = -1;                 // the job's rank of this file
+  std::string rank_source;       // "distributedInfo", "file name", "--rank order"
+  int world_size = -1;           // -1 when the file does not say
+  std::string backend;           // "gloo", "nccl", "" when unknown
+  std::string host;              // "" when unknown
+  std::int64_t events_read = 0;  // trace events seen in the file (all phases)
+  NameTable names;
+  std::vector<TraceRecord> records;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace culprit::importers

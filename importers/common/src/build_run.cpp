@@ -1,0 +1,318 @@
+// Records of every rank -> the run file's contents (steps, phases, collectives, kernels, clock
+// models, meta, provenance, configuration echo). Only stepclock_runfile writes the file.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "culprit/errors.hpp"
+#include "culprit/importers/import.hpp"
+
+namespace culprit::importers {
+namespace {
+
+// Device pieces are numbered from here in `microbatch`, so that they never pair with the host
+// pieces of the same label in the phase statistics.
+constexpr int kDeviceOccurrenceBase = 30000;
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+class GlobalNames {
+ public:
+  explicit GlobalNames(stepclock::RunFileContents& c) : c_(c) {}
+  std::uint16_t id(const std::string& name) {
+    auto [it, inserted] = index_.try_emplace(name, c_.names.size());
+    if (inserted) {
+      if (c_.names.size() >= 65535)
+        throw UsageError("the traces hold more than 65,535 distinct event names: not supported");
+      c_.names.push_back(name);
+    }
+    return static_cast<std::uint16_t>(it->second);
+  }
+
+ private:
+  stepclock::RunFileContents& c_;
+  std::map<std::string, std::size_t> index_;
+};
+
+void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportSummary& s) {
+  if (traces.size() == 1 && traces[0].rank < 0) {
+    traces[0].rank = 0;
+    traces[0].rank_source = "single file";
+    s.warnings.push_back(traces[0].file +
+                         ": the file does not say its rank: taken as rank 0 of a "
+                         "1-rank job");
+  }
+  for (const RankTrace& t : traces) {
+    if (t.rank < 0) {
+      throw UsageError(t.file +
+                       ": cannot tell which rank this file is (no distributedInfo.rank "
+                       "and no rank<R> in the file name): rename it rank<R>.json");
+    }
+  }
+  std::stable_sort(traces.begin(), traces.end(),
+                   [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+  int world = 0;
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    if (i > 0 && traces[i].rank == traces[i - 1].rank) {
+      throw UsageError(traces[i - 1].file + " and " + traces[i].file + " are both rank " +
+                       std::to_string(traces[i].rank) + ": give one file per rank");
+    }
+    world = std::max({world, traces[i].world_size, traces[i].rank + 1});
+    if (traces[i].format != traces[0].format) {
+      throw UsageError(traces[i].file + " is " + traces[i].format + " but " + traces[0].file +
+                       " is " + traces[0].format + ": import one job's files, in one format");
+    }
+  }
+  s.world_size = world;
+  if (static_cast<int>(traces.size()) != world) {
+    std::string missing;
+    int listed = 0;
+    std::size_t k = 0;
+    for (int r = 0; r < world && listed < 8; ++r) {
+      while (k < traces.size() && traces[k].rank < r) ++k;
+      if (k < traces.size() && traces[k].rank == r) continue;
+      missing += (listed++ ? ", " : "") + std::to_string(r);
+    }
+    if (!o.partial) {
+      throw UsageError("the job has " + std::to_string(world) + " ranks but " +
+                       std::to_string(traces.size()) + " file(s) were given (missing rank(s) " +
+                       missing + (world - static_cast<int>(traces.size()) > listed ? ", ..." : "") +
+                       "): give every rank's file, or pass --partial to import a subset");
+    }
+    s.partial = true;
+    s.warnings.push_back("partial import: " + std::to_string(traces.size()) + " of " +
+                         std::to_string(world) +
+                         " ranks; collectives are matched among the imported ranks only");
+  }
+}
+
+}  // namespace
+
+ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
+  if (traces.empty()) throw UsageError("import needs at least one trace file");
+  ImportedRun out;
+  ImportSummary& s = out.summary;
+  order_ranks(traces, o, s);
+  const std::size_t ranks = traces.size();
+  s.format = traces[0].format;
+  s.ranks = static_cast<int>(ranks);
+
+  std::vector<RankSteps> steps(ranks);
+  std::vector<std::vector<RankCollective>> colls(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    steps[r] = find_steps(traces[r], o.steps);
+    colls[r] = rank_collectives(traces[r], steps[r]);
+  }
+  // Steps every rank recorded; the others are left out (an incomplete step would end the
+  // usable timeline of the analysis).
+  std::set<int> common;
+  for (const StepSpan& x : steps[0].steps) common.insert(x.step);
+  for (std::size_t r = 1; r < ranks; ++r) {
+    std::set<int> mine;
+    for (const StepSpan& x : steps[r].steps) mine.insert(x.step);
+    std::set<int> both;
+    std::set_intersection(common.begin(), common.end(), mine.begin(), mine.end(),
+                          std::inserter(both, both.begin()));
+    common = std::move(both);
+  }
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const std::size_t before = steps[r].steps.size();
+    std::erase_if(steps[r].steps, [&](const StepSpan& x) { return !common.count(x.step); });
+    if (steps[r].steps.size() != before) {
+      s.warnings.push_back(traces[r].file + ": " + std::to_string(before - steps[r].steps.size()) +
+                           " step(s) not recorded by every rank are left out");
+    }
+    std::erase_if(colls[r], [&](const RankCollective& c) { return !common.count(c.step); });
+  }
+  if (common.empty()) {
+    throw UsageError("no step is recorded in every file (" + traces[0].file +
+                     " and the others share none): are they of one job and one profiling window?");
+  }
+  s.steps = static_cast<int>(common.size());
+
+  const CollectiveCheck check = check_collectives(traces, colls, o.partial);
+  s.warnings.insert(s.warnings.end(), check.warnings.begin(), check.warnings.end());
+  for (auto& list : colls) {
+    std::erase_if(list, [&](const RankCollective& c) {
+      return check.dropped.count({c.step, c.ordinal}) > 0;
+    });
+  }
+  const std::vector<RankClock> clocks = clock_models(colls, steps);
+
+  stepclock::RunFileContents& c = out.contents;
+  GlobalNames names(c);
+  const std::uint16_t step_name = names.id("step");
+  for (std::size_t r = 0; r < ranks; ++r) {
+    RankTrace& t = traces[r];
+    const auto rank = static_cast<std::int32_t>(r);
+    s.files.push_back(t.file);
+    s.events_read += t.events_read;
+    for (const StepSpan& x : steps[r].steps) {
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kStep;
+      e.rank = rank;
+      e.step = x.step;
+      e.begin_ns = x.begin_ns;
+      e.end_ns = x.end_ns;
+      e.name = step_name;
+      c.events.push_back(e);
+    }
+    const std::vector<Phase> phases = flatten_phases(t, steps[r], colls[r]);
+    for (const Phase& p : phases) {
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kCompute;
+      e.rank = rank;
+      e.step = p.step;
+      e.microbatch = p.occurrence;
+      e.begin_ns = p.begin_ns;
+      e.end_ns = p.end_ns;
+      e.name = names.id(t.names[p.name]);
+      c.events.push_back(e);
+    }
+    for (const RankCollective& k : colls[r]) {
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kCollective;
+      e.rank = rank;
+      e.step = k.step;
+      e.seq = k.ordinal;
+      e.begin_ns = k.arrival_ns;
+      e.end_ns = k.completion_ns;
+      e.bytes = k.numel > 0 ? k.numel * std::max(k.elem_bytes, 1) : 0;
+      e.name = names.id(t.names[k.name]);
+      c.events.push_back(e);
+      ++s.collectives;
+    }
+    // Kernels under their launching region (runtime call -> correlation id -> kernel).
+    std::map<std::int64_t, std::int64_t> launch_at;
+    for (const TraceRecord& x : t.records) {
+      if (x.kind == RecordKind::kRuntime && x.correlation >= 0 && !x.on_device &&
+          x.thread == steps[r].main_thread)
+        launch_at[x.correlation] = x.begin_ns;
+    }
+    std::map<std::pair<int, std::uint16_t>, int> occurrence;
+    int outside = 0;
+    for (const TraceRecord& x : t.records) {
+      if (!x.on_device || (x.kind != RecordKind::kKernel && x.kind != RecordKind::kCollectiveWork))
+        continue;
+      ++s.kernels;
+      auto launch = launch_at.find(x.correlation);
+      const std::int64_t when = launch != launch_at.end() ? launch->second : x.begin_ns;
+      const int step = step_at(steps[r], when);
+      if (step < 0) {
+        ++outside;
+        continue;
+      }
+      const Phase* region = launch != launch_at.end() ? phase_at(phases, when) : nullptr;
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kCompute;
+      e.rank = rank;
+      e.step = step;
+      e.name = names.id(region ? t.names[region->name] : t.names[x.name]);
+      e.microbatch = kDeviceOccurrenceBase + occurrence[{step, e.name}]++;
+      e.begin_ns = x.begin_ns;
+      e.end_ns = x.end_ns;
+      e.device = x.device;
+      e.stream = static_cast<std::int16_t>(x.thread);
+      c.events.push_back(e);
+    }
+    if (outside > 0) {
+      s.warnings.push_back(t.file + ": " + std::to_string(outside) +
+                           " kernel(s) outside every step are not kept");
+    }
+    stepclock::ClockModel m;
+    m.rank = rank;
+    m.host = t.host;
+    m.ref_ns = clocks[r].ref_ns;
+    m.offset_ns = clocks[r].offset_ns;
+    m.uncertainty_ns = clocks[r].uncertainty_ns;
+    m.exchanges = clocks[r].constraints;
+    c.clocks.push_back(m);
+    if (r > 0 && clocks[r].constraints == 0) {
+      s.warnings.push_back(t.file +
+                           ": no collective shared with every rank: its clock is taken "
+                           "as rank 0's, with unknown uncertainty");
+    }
+    if (clocks[r].contradicted) {
+      s.warnings.push_back(t.file +
+                           ": the collectives' order contradicts every constant clock "
+                           "offset (clock drift?): the median offset is kept");
+    }
+    for (const std::string& w : t.warnings) s.warnings.push_back(w);
+    c.provenance.push_back({rank, "trace_file", t.file});
+    c.provenance.push_back({rank, "trace_rank", std::to_string(t.rank)});
+    c.provenance.push_back({rank, "trace_rank_source", t.rank_source});
+    c.provenance.push_back({rank, "trace_events", std::to_string(t.events_read)});
+    // Memory stays O(kept events): a rank's records go once its events are built.
+    t.records = {};
+  }
+  std::stable_sort(c.events.begin(), c.events.end(),
+                   [](const stepclock::EventRecord& a, const stepclock::EventRecord& b) {
+                     if (a.step != b.step) return a.step < b.step;
+                     if (a.rank != b.rank) return a.rank < b.rank;
+                     return a.begin_ns < b.begin_ns;
+                   });
+  s.events = static_cast<std::int64_t>(c.events.size());
+
+  const int first_step = *common.begin();
+  const int warmup_until = first_step + std::max(0, o.warmup_steps);
+  int steady = 0;
+  for (int x : common) steady += x >= warmup_until ? 1 : 0;
+  if (steady == 0) {
+    throw UsageError("--warmup " + std::to_string(o.warmup_steps) + " leaves none of the " +
+                     std::to_string(common.size()) + " recorded step(s) as a measured step");
+  }
+  std::string backend = traces[0].backend;
+  if (backend.empty()) {
+    // Not in the file (legacy, nsys): the collectives' own names tell it.
+    for (std::size_t n = 0; n < traces[0].names.size() && backend.empty(); ++n) {
+      const std::string& name = traces[0].names[static_cast<std::uint32_t>(n)];
+      if (name.rfind("gloo:", 0) == 0) backend = "gloo";
+      if (name.rfind("nccl", 0) == 0) backend = "nccl";
+      if (name.rfind("MPI_", 0) == 0) backend = "mpi";
+    }
+  }
+  if (backend.empty()) backend = "unknown";
+  s.backend = backend;
+  c.meta = {{"source", "culprit import"},
+            {"trace_format", s.format},
+            {"backend", backend},
+            {"ranks", std::to_string(ranks)},
+            {"world_size", std::to_string(s.world_size)},
+            {"warmup_steps", std::to_string(warmup_until)},
+            {"steps", std::to_string(steady)},
+            {"partial", s.partial ? "1" : "0"},
+            {"model_flops_per_step", "0"},
+            {"parameter_bytes", "0"}};
+  c.provenance.push_back({-1, "import_warnings", std::to_string(s.warnings.size())});
+  std::string files = "[";
+  for (std::size_t r = 0; r < s.files.size(); ++r)
+    files += (r ? "," : "") + json_string(s.files[r]);
+  files += "]";
+  c.config_json =
+      "{\"experiment\":" + json_string(o.experiment) + ",\"config_label\":" + json_string(o.label) +
+      ",\"repetition\":0,\"seed\":0,\"backend\":" + json_string(backend) +
+      ",\"ranks\":" + std::to_string(ranks) + ",\"warmup_steps\":" + std::to_string(warmup_until) +
+      ",\"steps\":" + std::to_string(steady) +
+      ",\"model\":{},\"inject\":{},\"import\":{\"format\":" + json_string(s.format) +
+      ",\"partial\":" + (s.partial ? "true" : "false") +
+      ",\"world_size\":" + std::to_string(s.world_size) + ",\"files\":" + files + "}}";
+  return out;
+}
+
+}  // namespace culprit::importers

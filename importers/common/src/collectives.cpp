@@ -1,0 +1,207 @@
+// Collectives: calls paired with their work on each rank, numbered within the step, and
+// checked across ranks by identifiers (step, ordinal, element count, process group, Seq).
+#include <algorithm>
+#include <array>
+#include <map>
+#include <tuple>
+
+#include "culprit/errors.hpp"
+#include "culprit/importers/mapping.hpp"
+
+namespace culprit::importers {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+constexpr std::array<std::string_view, 14> kMpiCollectives = {
+    "MPI_Allreduce",      "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
+    "MPI_Alltoallv",      "MPI_Bcast",     "MPI_Barrier",    "MPI_Reduce",
+    "MPI_Reduce_scatter", "MPI_Gather",    "MPI_Gatherv",    "MPI_Scatter",
+    "MPI_Scatterv",       "MPI_Scan"};
+
+}  // namespace
+
+bool is_collective_call(std::string_view name) {
+  if (starts_with(name, "c10d::")) return name != "c10d::wait" && name != "c10d::wait_";
+  if (starts_with(name, "nccl:")) return true;
+  return std::find(kMpiCollectives.begin(), kMpiCollectives.end(), name) != kMpiCollectives.end();
+}
+
+bool is_collective_work(std::string_view name) {
+  return starts_with(name, "gloo:") || starts_with(name, "ncclKernel") ||
+         starts_with(name, "ncclDevKernel");
+}
+
+std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& steps) {
+  // Calls on the main thread, outermost only (c10d::allreduce_ > record_param_comms >
+  // nccl:all_reduce is one call); nested records with an element count enrich it.
+  std::vector<const TraceRecord*> main;
+  std::vector<const TraceRecord*> works;
+  for (const TraceRecord& r : trace.records) {
+    if (r.kind == RecordKind::kCollectiveWork) {
+      works.push_back(&r);
+    } else if (!r.on_device && r.thread == steps.main_thread) {
+      main.push_back(&r);
+    }
+  }
+  auto by_begin = [](const TraceRecord* a, const TraceRecord* b) {
+    return a->begin_ns != b->begin_ns ? a->begin_ns < b->begin_ns : a->end_ns > b->end_ns;
+  };
+  std::sort(main.begin(), main.end(), by_begin);
+  std::sort(works.begin(), works.end(), by_begin);
+
+  std::vector<RankCollective> calls;
+  std::int64_t open_until = -1;
+  for (const TraceRecord* r : main) {
+    if (r->begin_ns < open_until && !calls.empty()) {
+      RankCollective& c = calls.back();  // a record nested in the open call
+      if (c.numel < 0 && r->numel >= 0) c.numel = r->numel;
+      if (c.elem_bytes == 0 && r->elem_bytes) c.elem_bytes = r->elem_bytes;
+      if (c.seq < 0 && r->seq >= 0) c.seq = r->seq;
+      if (c.group < 0 && r->group >= 0) c.group = r->group;
+      continue;
+    }
+    if (!is_collective_call(trace.names[r->name])) continue;
+    RankCollective c;
+    c.arrival_ns = r->begin_ns;
+    c.completion_ns = r->end_ns;
+    c.name = r->name;
+    c.numel = r->numel;
+    c.elem_bytes = r->elem_bytes;
+    c.seq = r->seq;
+    c.group = r->group;
+    calls.push_back(c);
+    open_until = r->end_ns;
+  }
+
+  std::vector<RankCollective> result;
+  if (!calls.empty() && !works.empty() && calls.size() != works.size()) {
+    trace.warnings.push_back(trace.file + ": " + std::to_string(calls.size()) +
+                             " collective calls but " + std::to_string(works.size()) +
+                             " executions: paired in order as far as they go (a sampled trace?)");
+  }
+  const std::size_t paired = works.empty() ? 0 : std::min(calls.size(), works.size());
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    RankCollective c = calls[k];
+    if (k < paired) {
+      const TraceRecord* w = works[k];
+      c.completion_ns = std::max(c.completion_ns, w->end_ns);
+      if (w->on_device) c.device_begin_ns = w->begin_ns;
+      if (c.numel < 0) c.numel = w->numel;
+      if (c.elem_bytes == 0) c.elem_bytes = w->elem_bytes;
+      if (c.seq < 0) c.seq = w->seq;
+      if (c.group < 0) c.group = w->group;
+    }
+    result.push_back(c);
+  }
+  if (calls.empty()) {
+    // Work without calls (a trimmed or CPU-worker-only trace): the work is the collective.
+    for (const TraceRecord* w : works) {
+      RankCollective c;
+      c.arrival_ns = w->begin_ns;
+      c.completion_ns = w->end_ns;
+      if (w->on_device) c.device_begin_ns = w->begin_ns;
+      c.name = w->name;
+      c.numel = w->numel;
+      c.elem_bytes = w->elem_bytes;
+      c.seq = w->seq;
+      c.group = w->group;
+      result.push_back(c);
+    }
+  }
+  std::sort(result.begin(), result.end(), [](const RankCollective& a, const RankCollective& b) {
+    return a.arrival_ns < b.arrival_ns;
+  });
+  std::map<int, int> ordinal;
+  int outside = 0;
+  std::vector<RankCollective> kept;
+  for (RankCollective& c : result) {
+    c.step = step_at(steps, c.arrival_ns);
+    if (c.step < 0) {
+      ++outside;
+      continue;
+    }
+    c.ordinal = ordinal[c.step]++;
+    kept.push_back(c);
+  }
+  if (outside > 0) {
+    trace.warnings.push_back(trace.file + ": " + std::to_string(outside) +
+                             " collective(s) outside every step are not kept");
+  }
+  return kept;
+}
+
+CollectiveCheck check_collectives(const std::vector<RankTrace>& traces,
+                                  const std::vector<std::vector<RankCollective>>& colls,
+                                  bool partial) {
+  std::map<std::pair<int, int>, std::vector<const RankCollective*>> by_key;
+  const std::size_t ranks = traces.size();
+  for (std::size_t r = 0; r < ranks; ++r) {
+    for (const RankCollective& c : colls[r]) {
+      auto& slot = by_key[{c.step, c.ordinal}];
+      slot.resize(ranks, nullptr);
+      slot[r] = &c;
+    }
+  }
+  CollectiveCheck result;
+  std::vector<std::string>& warnings = result.warnings;
+  int incomplete = 0;
+  std::string first_incomplete;
+  for (const auto& entry : by_key) {
+    const std::pair<int, int> key = entry.first;  // a copy: lambdas below capture it
+    const std::vector<const RankCollective*>& members = entry.second;
+    std::size_t ref = ranks;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      const RankCollective* c = members[r];
+      if (!c) {
+        if (incomplete++ == 0) {
+          first_incomplete = "step " + std::to_string(key.first) + " collective #" +
+                             std::to_string(key.second) + " is missing in " + traces[r].file;
+        }
+        continue;
+      }
+      if (ref == ranks) {
+        ref = r;
+        continue;
+      }
+      const RankCollective& a = *members[ref];
+      const RankTrace& ta = traces[ref];
+      const RankTrace& tb = traces[r];
+      auto fail = [&](const std::string& what, const std::string& va, const std::string& vb) {
+        const std::string where = "step " + std::to_string(key.first) + " collective #" +
+                                  std::to_string(key.second) + " has " + what + " " + va + " in " +
+                                  ta.file + " but " + vb + " in " + tb.file;
+        if (partial) {
+          if (result.dropped.insert(key).second)
+            warnings.push_back("collectives do not match (" + where + "): not stored");
+          return;
+        }
+        throw UsageError("collectives do not match across ranks: step " +
+                         std::to_string(key.first) + " collective #" + std::to_string(key.second) +
+                         " has " + what + " " + va + " in " + ta.file + " (rank " +
+                         std::to_string(ta.rank) + ") but " + vb + " in " + tb.file + " (rank " +
+                         std::to_string(tb.rank) +
+                         "): the files are not of one job, or a rank issued other collectives; "
+                         "import files of one job (or pass --partial to keep only the matching "
+                         "ones)");
+      };
+      if (ta.names[a.name] != tb.names[c->name]) fail("name", ta.names[a.name], tb.names[c->name]);
+      if (a.numel >= 0 && c->numel >= 0 && a.numel != c->numel)
+        fail("element count", std::to_string(a.numel), std::to_string(c->numel));
+      if (a.seq >= 0 && c->seq >= 0 && a.seq != c->seq)
+        fail("Seq", std::to_string(a.seq), std::to_string(c->seq));
+      if (a.group >= 0 && c->group >= 0 && ta.names[a.group] != tb.names[c->group])
+        fail("process group", ta.names[a.group], tb.names[c->group]);
+    }
+  }
+  if (incomplete > 0) {
+    warnings.push_back(std::to_string(incomplete) +
+                       " collective(s) are not in every file (first: " + first_incomplete +
+                       "); they are stored but take no part in matching");
+  }
+  return result;
+}
+
+}  // namespace culprit::importers

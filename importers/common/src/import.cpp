@@ -1,0 +1,112 @@
+// Reading the inputs: folders expanded, formats recognised (or as told), one RankTrace per file.
+#include "culprit/importers/import.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "culprit/errors.hpp"
+#include "culprit/importers/input.hpp"
+#include "culprit/importers/kineto.hpp"
+#include "culprit/importers/nsys.hpp"
+
+namespace culprit::importers {
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_trace_name(const std::string& name, Format f) {
+  const bool json = ends_with(name, ".json") || ends_with(name, ".json.gz");
+  const bool sqlite = ends_with(name, ".sqlite") || ends_with(name, ".sqlite3");
+  if (f == Format::kNsys) return sqlite;
+  if (f == Format::kKineto || f == Format::kLegacy) return json;
+  return json || sqlite;
+}
+
+bool is_sqlite_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[16] = {};
+  in.read(magic, sizeof magic);
+  return in.gcount() == 16 &&
+         std::string_view(magic, 16) == std::string_view("SQLite format 3\0", 16);
+}
+
+}  // namespace
+
+Format parse_format(const std::string& text) {
+  if (text == "auto") return Format::kAuto;
+  if (text == "kineto") return Format::kKineto;
+  if (text == "legacy") return Format::kLegacy;
+  if (text == "nsys") return Format::kNsys;
+  throw UsageError("unknown --format '" + text + "': use auto, kineto, legacy or nsys");
+}
+
+const char* format_name(Format format) {
+  switch (format) {
+    case Format::kAuto:
+      return "auto";
+    case Format::kKineto:
+      return "kineto";
+    case Format::kLegacy:
+      return "legacy";
+    case Format::kNsys:
+      return "nsys";
+  }
+  return "auto";
+}
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::directory_iterator(p, ec)) {
+        if (entry.is_regular_file() && is_trace_name(entry.path().filename().string(), format))
+          found.push_back(entry.path().string());
+      }
+      if (found.empty()) {
+        throw UsageError(p + ": the folder holds no trace file (.json, .json.gz or .sqlite)");
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      throw UsageError(p + ": no such file or folder");
+    }
+  }
+  return files;
+}
+
+RankTrace read_trace(const std::string& path, Format format) {
+  if (format == Format::kNsys || (format == Format::kAuto && is_sqlite_file(path))) {
+    return parse_nsys(path);
+  }
+  const std::string bytes = read_input(path);
+  if (format == Format::kAuto) {
+    const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) throw UsageError(path + ": the file is empty");
+    if (bytes[first] == '[') return parse_legacy(bytes, path);
+    if (bytes[first] == '{') return parse_kineto(bytes, path);
+    throw UsageError(path + ": byte offset " + std::to_string(first) +
+                     ": not a profiler trace (neither JSON nor an Nsight Systems SQLite export)");
+  }
+  if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw UsageError(path + ": the file is empty");
+  return format == Format::kLegacy ? parse_legacy(bytes, path) : parse_kineto(bytes, path);
+}
+
+ImportedRun import_traces(const std::vector<std::string>& paths, const ImportOptions& options) {
+  const std::vector<std::string> files = expand_inputs(paths, options.format);
+  std::vector<RankTrace> traces;
+  traces.reserve(files.size());
+  for (const std::string& f : files) traces.push_back(read_trace(f, options.format));
+  return build_run(std::move(traces), options);
+}
+
+}  // namespace culprit::importers

@@ -1,0 +1,120 @@
+#include "culprit/importers/input.hpp"
+
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <memory>
+
+#include "culprit/errors.hpp"
+
+namespace culprit::importers {
+
+bool is_gzip(const std::string& bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+namespace {
+
+// zlib, slower than libdeflate, but it tells where a damaged stream breaks.
+std::string gunzip_zlib(const std::string& bytes, const std::string& file) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) throw UsageError(file + ": cannot start zlib");
+  std::string out;
+  // The trailer's ISIZE is the (last member's) size mod 2^32: a good first guess, plus the
+  // padding a JSON tokenizer wants after the text.
+  std::size_t guess = bytes.size() * 4 + 4096;
+  if (bytes.size() >= 18) {
+    const auto* t = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - 4);
+    const std::size_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (std::size_t{t[3]} << 24);
+    if (isize >= bytes.size()) guess = isize + 1;
+  }
+  out.reserve(guess + 64);
+  out.resize(guess);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  int rc = Z_OK;
+  while (true) {
+    if (z.total_out >= out.size()) {
+      out.reserve(out.size() * 2 + 64);
+      out.resize(out.size() * 2);
+    }
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + z.total_out);
+    z.avail_out = static_cast<uInt>(out.size() - z.total_out);
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+      // Concatenated members (gzip allows them): continue with the next one.
+      if (z.avail_in == 0) break;
+      const uLong done = z.total_out;
+      inflateReset(&z);
+      z.total_out = done;
+      continue;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) break;
+    if (rc == Z_BUF_ERROR && z.avail_in == 0) break;
+  }
+  const auto in_offset = bytes.size() - z.avail_in;
+  const auto produced = z.total_out;
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) {
+    throw UsageError(file + ": " +
+                     (z.avail_in == 0 ? std::string("truncated gzip stream")
+                                      : std::string("corrupt gzip stream")) +
+                     " at compressed byte offset " + std::to_string(in_offset) +
+                     ": copy the file again from where the profiler wrote it");
+  }
+  out.resize(produced);
+  return out;
+}
+
+}  // namespace
+
+std::string gunzip(const std::string& bytes, const std::string& file) {
+  struct Free {
+    void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+  };
+  std::unique_ptr<libdeflate_decompressor, Free> d(libdeflate_alloc_decompressor());
+  if (!d) return gunzip_zlib(bytes, file);
+  std::size_t guess = bytes.size() * 4 + 4096;
+  if (bytes.size() >= 18) {
+    const auto* t = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - 4);
+    const std::size_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (std::size_t{t[3]} << 24);
+    if (isize >= bytes.size()) guess = isize;
+  }
+  std::string out;
+  std::size_t in_at = 0, out_at = 0;
+  while (in_at < bytes.size()) {  // one iteration per gzip member
+    out.reserve(out_at + guess + 64);
+    out.resize(out_at + guess);
+    std::size_t used_in = 0, produced = 0;
+    const libdeflate_result rc =
+        libdeflate_gzip_decompress_ex(d.get(), bytes.data() + in_at, bytes.size() - in_at,
+                                      out.data() + out_at, guess, &used_in, &produced);
+    if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      guess *= 2;
+      continue;
+    }
+    if (rc != LIBDEFLATE_SUCCESS) return gunzip_zlib(bytes, file);  // for the error's offset
+    in_at += used_in;
+    out_at += produced;
+  }
+  out.resize(out_at);
+  return out;
+}
+
+std::string read_input(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open the file");
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(in.tellg());
+  in.seekg(0, std::ios::beg);
+  std::string bytes;
+  bytes.reserve(size + 64);  // room for a JSON tokenizer's padding, no copy later
+  bytes.resize(size);
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (!in) throw UsageError(path + ": read error");
+  return is_gzip(bytes) ? gunzip(bytes, path) : bytes;
+}
+
+}  // namespace culprit::importers

@@ -1,0 +1,123 @@
+// Steps: ProfilerStep#N (kept as N) or, for NVTX, ranges matching a configurable pattern.
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <map>
+
+#include "culprit/errors.hpp"
+#include "culprit/importers/mapping.hpp"
+
+namespace culprit::importers {
+
+std::optional<int> profiler_step_number(std::string_view name) {
+  constexpr std::string_view prefix = "ProfilerStep#";
+  if (name.substr(0, prefix.size()) != prefix || name.size() == prefix.size()) return std::nullopt;
+  int n = 0;
+  const char* first = name.data() + prefix.size();
+  const char* last = name.data() + name.size();
+  auto [end, ec] = std::from_chars(first, last, n);
+  if (ec != std::errc() || end != last || n < 0) return std::nullopt;
+  return n;
+}
+
+RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
+  std::regex pattern;
+  try {
+    pattern = std::regex(rule.pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw UsageError("step pattern '" + rule.pattern + "' is not a valid regex: " + e.what());
+  }
+  // -1 unknown, -2 not a step, >= 0 the step number, -3 a step without a number.
+  std::vector<int> verdict(trace.names.size(), -1);
+  auto classify = [&](std::uint32_t id) {
+    if (verdict[id] != -1) return verdict[id];
+    std::smatch m;
+    const std::string& name = trace.names[id];
+    int v = -2;
+    if (std::regex_search(name, m, pattern)) {
+      v = -3;
+      if (m.size() > 1 && m[1].matched) {
+        int n = 0;
+        const std::string digits = m[1].str();
+        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+        if (ec == std::errc() && end == digits.data() + digits.size() && n >= 0) v = n;
+      }
+    }
+    verdict[id] = v;
+    return v;
+  };
+  std::map<std::int64_t, int> per_thread;
+  for (const TraceRecord& r : trace.records) {
+    if (r.kind != RecordKind::kLabel || r.on_device) continue;
+    if (classify(r.name) != -2) ++per_thread[r.thread];
+  }
+  RankSteps result;
+  if (per_thread.empty()) {
+    // No step marker: the whole capture is step 0 on the busiest CPU thread.
+    std::map<std::int64_t, int> records;
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+    std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+    for (const TraceRecord& r : trace.records) {
+      lo = std::min(lo, r.begin_ns);
+      hi = std::max(hi, r.end_ns);
+      if (!r.on_device) ++records[r.thread];
+    }
+    if (trace.records.empty()) {
+      throw UsageError(trace.file + ": no timed event in the trace: is it a profile of the job?");
+    }
+    result.whole_capture = true;
+    result.main_thread =
+        records.empty()
+            ? 0
+            : std::max_element(records.begin(), records.end(), [](const auto& a, const auto& b) {
+                return a.second < b.second;
+              })->first;
+    result.steps.push_back({0, lo, hi});
+    trace.warnings.push_back(trace.file + ": no step marker matching '" + rule.pattern +
+                             "': the whole capture is one step (step 0)");
+    return result;
+  }
+  result.main_thread =
+      std::max_element(per_thread.begin(), per_thread.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      })->first;
+  int ordinal = 0;
+  std::vector<const TraceRecord*> marks;
+  for (const TraceRecord& r : trace.records) {
+    if (r.kind == RecordKind::kLabel && !r.on_device && r.thread == result.main_thread &&
+        classify(r.name) != -2)
+      marks.push_back(&r);
+  }
+  std::sort(marks.begin(), marks.end(),
+            [](const TraceRecord* a, const TraceRecord* b) { return a->begin_ns < b->begin_ns; });
+  std::int64_t previous_end = std::numeric_limits<std::int64_t>::min();
+  for (const TraceRecord* r : marks) {
+    const int v = classify(r->name);
+    const int number = v >= 0 ? v : ordinal;
+    ++ordinal;
+    if (r->begin_ns < previous_end) {
+      trace.warnings.push_back(trace.file + ": step marker '" + trace.names[r->name] +
+                               "' overlaps the previous step: ignored");
+      continue;
+    }
+    if (!result.steps.empty() && number <= result.steps.back().step) {
+      throw UsageError(trace.file + ": step '" + trace.names[r->name] + "' does not follow step " +
+                       std::to_string(result.steps.back().step) +
+                       ": step numbers must increase; is this file a merge of two captures?");
+    }
+    result.steps.push_back({number, r->begin_ns, r->end_ns});
+    previous_end = r->end_ns;
+  }
+  return result;
+}
+
+int step_at(const RankSteps& steps, std::int64_t t) {
+  const auto& s = steps.steps;
+  auto it = std::upper_bound(s.begin(), s.end(), t,
+                             [](std::int64_t v, const StepSpan& x) { return v < x.begin_ns; });
+  if (it == s.begin()) return -1;
+  --it;
+  return t <= it->end_ns ? it->step : -1;
+}
+
+}  // namespace culprit::importers

@@ -1,0 +1,207 @@
+#include "kineto_tokenizer.hpp"
+
+#include <simdjson.h>
+
+#include "culprit/errors.hpp"
+
+namespace culprit::importers {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+std::int64_t number_or_hash(od::value v) {
+  std::int64_t n = 0;
+  od::json_type type;
+  if (v.type().get(type)) return 0;
+  if (type == od::json_type::number) {
+    if (!v.get_int64().get(n)) return n;
+    double d = 0;
+    if (!v.get_double().get(d)) return static_cast<std::int64_t>(d);
+    return 0;
+  }
+  if (type == od::json_type::string) {
+    std::string_view s;
+    if (v.get_string().get(s)) return 0;
+    // Text ids ("Spans", "CPU functions") become negative so they never meet numeric ids.
+    return -static_cast<std::int64_t>(std::hash<std::string_view>{}(s) >> 2) - 1;
+  }
+  return 0;
+}
+
+std::int64_t time_ns(od::value v, const std::string& file, std::size_t offset) {
+  std::string_view raw = v.raw_json_token();
+  std::int64_t ns = 0;
+  if (!micros_to_ns(raw, ns)) {
+    throw UsageError(file + ": byte offset " + std::to_string(offset) +
+                     ": a timestamp is not a number ('" + std::string(raw.substr(0, 40)) + "')");
+  }
+  return ns;
+}
+
+std::int64_t first_dims_product(od::value v) {
+  // "Input Dims": [[267786]] or [[2, 3], ...]: the first input's element count.
+  od::array outer;
+  if (v.get_array().get(outer)) return -1;
+  for (auto first : outer) {
+    od::array inner;
+    if (first.get_array().get(inner)) return -1;
+    std::int64_t product = 1;
+    bool any = false;
+    for (auto d : inner) {
+      std::int64_t n = 0;
+      if (d.get_int64().get(n)) return -1;
+      product *= n;
+      any = true;
+    }
+    return any ? product : -1;
+  }
+  return -1;
+}
+
+void read_args(od::object args, RawEvent& e) {
+  for (auto field : args) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) continue;
+    od::value v = field.value();
+    if (key == "Input Dims") {
+      if (e.numel < 0) e.numel = first_dims_product(v);
+    } else if (key == "In msg nelems") {
+      std::int64_t n = 0;
+      if (!v.get_int64().get(n)) e.numel = n;
+    } else if (key == "Input type") {
+      od::array a;
+      if (!v.get_array().get(a)) {
+        for (auto t : a) {
+          std::string_view s;
+          if (!t.get_string().get(s) && e.dtype.empty()) e.dtype = s;
+          break;
+        }
+      }
+    } else if (key == "dtype") {
+      std::string_view s;
+      if (!v.get_string().get(s)) e.dtype = s;
+    } else if (key == "Process Group Name") {
+      std::string_view s;
+      if (!v.get_string().get(s)) e.group = s;
+    } else if (key == "Seq" || key == "seq") {
+      std::int64_t n = 0;
+      if (!v.get_int64().get(n)) e.seq = n;
+    } else if (key == "correlation") {
+      std::int64_t n = 0;
+      if (!v.get_int64().get(n)) e.correlation = n;
+    } else if (key == "device") {
+      std::int64_t n = 0;
+      if (!v.get_int64().get(n)) e.device = n;
+    } else if (key == "stream") {
+      std::int64_t n = 0;
+      if (!v.get_int64().get(n)) e.stream = n;
+    }
+  }
+}
+
+void read_distributed(od::object info, KinetoHeader& h) {
+  for (auto field : info) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) continue;
+    od::value v = field.value();
+    std::int64_t n = 0;
+    if (key == "rank") {
+      if (!v.get_int64().get(n)) h.rank = static_cast<int>(n);
+    } else if (key == "world_size") {
+      if (!v.get_int64().get(n)) h.world_size = static_cast<int>(n);
+    } else if (key == "backend") {
+      std::string_view s;
+      if (!v.get_string().get(s)) h.backend = std::string(s);
+    }
+  }
+}
+
+}  // namespace
+
+KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, const std::string& file,
+                             const RawEventSink& sink) {
+  KinetoHeader h;
+  od::parser parser;
+  od::document doc;
+  const char* base = padded.data();
+  std::size_t offset = 0;
+  bool iterated = false;
+  try {
+    if (auto error = parser.iterate(padded.data(), length, padded.capacity()).get(doc)) {
+      throw simdjson::simdjson_error(error);
+    }
+    iterated = true;
+    od::object top;
+    if (auto error = doc.get_object().get(top)) {
+      if (error == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) throw simdjson::simdjson_error(error);
+      throw UsageError(file + ": not a Kineto trace: the file is not a JSON object" +
+                       std::string(" (a bare array is the legacy format: --format legacy)"));
+    }
+    for (auto field : top) {
+      std::string_view key = field.unescaped_key();
+      if (key == "traceEvents") {
+        h.has_trace_events = true;
+        for (auto element : field.value().get_array()) {
+          const char* at = nullptr;
+          if (!doc.current_location().get(at)) offset = static_cast<std::size_t>(at - base);
+          od::object ev = element.get_object();
+          RawEvent e;
+          e.offset = offset;
+          for (auto f : ev) {
+            std::string_view k = f.unescaped_key();
+            od::value v = f.value();
+            if (k == "ph") {
+              e.ph = v.get_string();
+            } else if (k == "cat") {
+              e.cat = v.get_string();
+            } else if (k == "name") {
+              e.name = v.get_string();
+            } else if (k == "ts") {
+              e.ts_ns = time_ns(v, file, offset);
+              e.has_ts = true;
+            } else if (k == "dur") {
+              e.dur_ns = time_ns(v, file, offset);
+              e.has_dur = true;
+            } else if (k == "tid") {
+              e.tid = number_or_hash(v);
+            } else if (k == "pid") {
+              e.pid = number_or_hash(v);
+            } else if (k == "args") {
+              od::object args;
+              if (!v.get_object().get(args)) read_args(args, e);
+            }
+          }
+          ++h.events;
+          sink(e);
+        }
+      } else if (key == "distributedInfo") {
+        od::object info;
+        if (!field.value().get_object().get(info)) read_distributed(info, h);
+      } else if (key == "baseTimeNanoseconds") {
+        std::uint64_t n = 0;
+        if (field.value().get_uint64().get(n)) {
+          throw UsageError(file + ": baseTimeNanoseconds is not an unsigned integer");
+        }
+        h.has_base_time = true;
+        h.base_time_ns = static_cast<std::int64_t>(n);
+      } else if (key == "schemaVersion") {
+        std::int64_t n = 0;
+        if (!field.value().get_int64().get(n)) h.schema_version = n;
+      }
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    const char* at = nullptr;
+    if (iterated && !doc.current_location().get(at) && at >= base && at <= base + length)
+      offset = static_cast<std::size_t>(at - base);
+    if (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) offset = length;
+    const bool truncated = e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
+                           e.error() == simdjson::TAPE_ERROR || offset + 64 >= length;
+    throw UsageError(file + ": " + (truncated ? "truncated or malformed" : "malformed") +
+                     " JSON near byte offset " + std::to_string(offset) + " (" +
+                     simdjson::error_message(e.error()) +
+                     "): the file is damaged; copy it again from where the profiler wrote it");
+  }
+  return h;
+}
+
+}  // namespace culprit::importers

@@ -1,0 +1,28 @@
+#pragma once
+// Kineto JSON, streamed with simdjson's On-Demand API (no DOM of the file): the top-level
+// facts and one RawEvent per element of traceEvents.
+
+#include <cstdint>
+#include <string>
+
+#include "raw_event.hpp"
+
+namespace culprit::importers {
+
+struct KinetoHeader {
+  bool has_trace_events = false;
+  bool has_base_time = false;
+  std::int64_t base_time_ns = 0;
+  int rank = -1;
+  int world_size = -1;
+  std::string backend;
+  std::int64_t schema_version = -1;
+  std::int64_t events = 0;
+};
+
+// `padded` must hold the file's bytes followed by at least simdjson::SIMDJSON_PADDING spare
+// bytes of capacity. Throws culprit::UsageError with the byte offset on malformed JSON.
+KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, const std::string& file,
+                             const RawEventSink& sink);
+
+}  // namespace culprit::importers

@@ -1,0 +1,158 @@
+// Records from PyTorch profiler events (Kineto and legacy): what each event is for the
+// mapping rules (records -> rows happen in importers/common).
+#include <regex>
+
+#include "culprit/errors.hpp"
+#include "culprit/importers/kineto.hpp"
+#include "culprit/importers/mapping.hpp"
+#include "kineto_tokenizer.hpp"
+#include "legacy_tokenizer.hpp"
+
+namespace culprit::importers {
+namespace {
+
+std::uint8_t dtype_bytes(std::string_view t) {
+  if (t == "float" || t == "Float" || t == "int" || t == "Int" || t == "float32") return 4;
+  if (t == "double" || t == "Double" || t == "long int" || t == "Long" || t == "int64" ||
+      t == "c10::complex<float>")
+    return 8;
+  if (t == "c10::Half" || t == "Half" || t == "half" || t == "c10::BFloat16" || t == "BFloat16" ||
+      t == "short int" || t == "float16" || t == "bfloat16")
+    return 2;
+  if (t == "signed char" || t == "unsigned char" || t == "bool" || t == "Byte" || t == "Char" ||
+      t == "int8" || t == "uint8")
+    return 1;
+  return 0;
+}
+
+bool ends_with_backward_node(std::string_view name) {
+  // Autograd nodes: "AddmmBackward0", "NllLossBackward0".
+  std::size_t i = name.size();
+  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') --i;
+  constexpr std::string_view tag = "Backward";
+  return i >= tag.size() && name.substr(i - tag.size(), tag.size()) == tag;
+}
+
+// Legacy traces carry no category: an operator has a namespace ("aten::mm") or is an
+// autograd node; every other name is a record_function label.
+RecordKind legacy_kind(std::string_view name) {
+  if (name.substr(0, 5) == "gloo:") return RecordKind::kCollectiveWork;
+  if (name.find("::") != std::string_view::npos || ends_with_backward_node(name))
+    return RecordKind::kOp;
+  return RecordKind::kLabel;
+}
+
+RecordKind kineto_kind(std::string_view cat, std::string_view name, bool& on_device) {
+  on_device = false;
+  if (cat == "user_annotation")
+    return name.substr(0, 5) == "gloo:" ? RecordKind::kCollectiveWork : RecordKind::kLabel;
+  if (cat == "cpu_op" || cat == "python_function" || cat == "operator") return RecordKind::kOp;
+  if (cat == "kernel") {
+    on_device = true;
+    return is_collective_work(name) ? RecordKind::kCollectiveWork : RecordKind::kKernel;
+  }
+  if (cat == "cuda_runtime" || cat == "cuda_driver") return RecordKind::kRuntime;
+  if (cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "gpu_user_annotation") {
+    on_device = true;
+    return RecordKind::kOther;
+  }
+  return RecordKind::kOther;
+}
+
+void add_record(RankTrace& t, const RawEvent& e, RecordKind kind, bool on_device) {
+  if (e.dur_ns < 0) {
+    throw UsageError(t.file + ": byte offset " + std::to_string(e.offset) + ": event '" +
+                     std::string(e.name) + "' has a negative duration");
+  }
+  TraceRecord r;
+  r.begin_ns = e.ts_ns;
+  r.end_ns = e.ts_ns + e.dur_ns;
+  r.name = t.names.intern(e.name);
+  r.kind = kind;
+  r.on_device = on_device;
+  r.thread = on_device && e.stream >= 0 ? e.stream : e.tid;
+  r.device = static_cast<std::int16_t>(on_device ? (e.device >= 0 ? e.device : e.pid) : -1);
+  r.numel = e.numel;
+  r.elem_bytes = dtype_bytes(e.dtype);
+  r.seq = e.seq;
+  r.correlation = e.correlation;
+  if (!e.group.empty()) r.group = static_cast<std::int32_t>(t.names.intern(e.group));
+  t.records.push_back(r);
+}
+
+}  // namespace
+
+int rank_from_file_name(const std::string& path) {
+  static const std::regex pattern(R"(rank[-_]?(\d+))", std::regex::icase);
+  const std::size_t slash = path.find_last_of('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::smatch m;
+  if (!std::regex_search(base, m, pattern)) return -1;
+  return std::stoi(m[1].str());
+}
+
+RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
+  RankTrace t;
+  t.file = file;
+  t.format = "kineto";
+  // simdjson reads up to SIMDJSON_PADDING (64) bytes past the text: use the caller's buffer
+  // when it has the room (read_input leaves it), else a padded copy.
+  std::string copy;
+  const std::string* padded = &bytes;
+  if (bytes.capacity() < bytes.size() + 64) {
+    copy.reserve(bytes.size() + 64);
+    copy = bytes;
+    padded = &copy;
+  }
+  const KinetoHeader h = tokenize_kineto(*padded, bytes.size(), file, [&](const RawEvent& e) {
+    ++t.events_read;
+    if (e.ph != "X" || !e.has_ts) return;
+    bool on_device = false;
+    const RecordKind kind = kineto_kind(e.cat, e.name, on_device);
+    if (kind == RecordKind::kOther && !on_device) return;
+    add_record(t, e, kind, on_device);
+  });
+  if (!h.has_trace_events) {
+    throw UsageError(file +
+                     ": not a Kineto trace: no \"traceEvents\" array (is it another "
+                     "JSON file?)");
+  }
+  if (h.has_base_time) {
+    // ts relative to baseTimeNanoseconds: integer ns added to the integer base, exactly.
+    for (TraceRecord& r : t.records) {
+      r.begin_ns += h.base_time_ns;
+      r.end_ns += h.base_time_ns;
+    }
+  }
+  t.rank = h.rank;
+  t.world_size = h.world_size;
+  t.backend = h.backend;
+  t.rank_source = "distributedInfo";
+  if (t.rank < 0) {
+    t.rank = rank_from_file_name(file);
+    t.rank_source = "file name";
+    if (t.rank >= 0)
+      t.warnings.push_back(file + ": no distributedInfo.rank: rank " + std::to_string(t.rank) +
+                           " taken from the file name");
+  }
+  return t;
+}
+
+RankTrace parse_legacy(const std::string& bytes, const std::string& file) {
+  RankTrace t;
+  t.file = file;
+  t.format = "legacy";
+  t.events_read = tokenize_legacy(bytes, file, [&](const RawEvent& e) {
+    if (e.ph != "X" || !e.has_ts) return;
+    add_record(t, e, legacy_kind(e.name), false);
+  });
+  t.rank = rank_from_file_name(file);
+  t.rank_source = "file name";
+  if (t.rank >= 0) {
+    t.warnings.push_back(file + ": the legacy format holds no rank: rank " +
+                         std::to_string(t.rank) + " taken from the file name");
+  }
+  return t;
+}
+
+}  // namespace culprit::importers

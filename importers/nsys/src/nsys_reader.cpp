@@ -1,0 +1,175 @@
+// Nsight Systems SQLite exports -> records. Read-only; every table and column read is named in
+// the error when the export lacks it.
+#include <sqlite3.h>
+
+#include <memory>
+#include <string>
+
+#include "culprit/errors.hpp"
+#include "culprit/importers/kineto.hpp"
+#include "culprit/importers/mapping.hpp"
+#include "culprit/importers/nsys.hpp"
+
+namespace culprit::importers {
+namespace {
+
+struct Closer {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+struct Finalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+
+class Export {
+ public:
+  explicit Export(const std::string& path) : path_(path) {
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+    db_.reset(raw);
+    if (rc != SQLITE_OK) fail("", raw ? sqlite3_errmsg(raw) : "cannot open");
+  }
+  [[noreturn]] void fail(const std::string& table, const std::string& what) const {
+    throw UsageError(path_ + (table.empty() ? "" : ": table " + table) + ": " + what +
+                     ": not a readable Nsight Systems SQLite export (re-export it with "
+                     "`nsys export --type sqlite`)");
+  }
+  bool has_table(const std::string& name) {
+    auto s = prepare("", "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
+    sqlite3_bind_text(s.get(), 1, name.c_str(), -1, SQLITE_TRANSIENT);
+    return step(s, "sqlite_master");
+  }
+  std::unique_ptr<sqlite3_stmt, Finalizer> prepare(const std::string& table,
+                                                   const std::string& sql) {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_.get(), sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+      fail(table, sqlite3_errmsg(db_.get()));
+    }
+    return std::unique_ptr<sqlite3_stmt, Finalizer>(raw);
+  }
+  bool step(const std::unique_ptr<sqlite3_stmt, Finalizer>& s, const std::string& table) {
+    const int rc = sqlite3_step(s.get());
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail(table, sqlite3_errmsg(db_.get()));
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<sqlite3, Closer> db_;
+};
+
+std::string text(sqlite3_stmt* s, int column) {
+  const unsigned char* t = sqlite3_column_text(s, column);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+
+// globalTid = (hardware id << 56) | (pid << 24) | tid
+std::int64_t tid_of(std::int64_t global_tid) {
+  return global_tid & 0xFFFFFF;
+}
+
+void check_schema(Export& x, RankTrace& t) {
+  std::string table;
+  if (x.has_table("META_DATA_EXPORT")) {
+    table = "META_DATA_EXPORT";
+  } else if (x.has_table("EXPORT_META_DATA")) {
+    table = "EXPORT_META_DATA";
+  } else {
+    x.fail("", "no EXPORT_META_DATA or META_DATA_EXPORT table");
+  }
+  auto s = x.prepare(table,
+                     "SELECT value FROM " + table + " WHERE name = 'EXPORT_SCHEMA_VERSION_MAJOR'");
+  if (!x.step(s, table)) x.fail(table, "no EXPORT_SCHEMA_VERSION_MAJOR");
+  const std::string major = text(s.get(), 0);
+  if (major != "2" && major != "3") {
+    throw UsageError(t.file + ": table " + table + ": export schema version " + major +
+                     " is not one this culprit reads (2.x and 3.x are): export with Nsight "
+                     "Systems 2022.x to 2024.x, or report the version");
+  }
+  t.format = "nsys";
+  t.backend = "";
+}
+
+}  // namespace
+
+RankTrace parse_nsys(const std::string& path) {
+  RankTrace t;
+  t.file = path;
+  t.format = "nsys";
+  Export x(path);
+  check_schema(x, t);
+  if (!x.has_table("StringIds")) x.fail("StringIds", "the table is missing");
+
+  if (x.has_table("CUPTI_ACTIVITY_KIND_KERNEL")) {
+    const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
+    auto s = x.prepare(table,
+                       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, s.value "
+                       "FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = "
+                       "k.shortName");
+    while (x.step(s, table)) {
+      ++t.events_read;
+      TraceRecord r;
+      r.begin_ns = sqlite3_column_int64(s.get(), 0);
+      r.end_ns = sqlite3_column_int64(s.get(), 1);
+      r.device = static_cast<std::int16_t>(sqlite3_column_int64(s.get(), 2));
+      r.thread = sqlite3_column_int64(s.get(), 3);
+      r.correlation = sqlite3_column_int64(s.get(), 4);
+      const std::string name = text(s.get(), 5);
+      r.name = t.names.intern(name);
+      r.on_device = true;
+      r.kind = is_collective_work(name) ? RecordKind::kCollectiveWork : RecordKind::kKernel;
+      if (r.end_ns < r.begin_ns) x.fail(table, "a kernel ends before it starts");
+      t.records.push_back(r);
+    }
+  }
+  if (x.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) {
+    const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    auto s = x.prepare(table,
+                       "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
+                       "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId");
+    while (x.step(s, table)) {
+      ++t.events_read;
+      TraceRecord r;
+      r.begin_ns = sqlite3_column_int64(s.get(), 0);
+      r.end_ns = sqlite3_column_int64(s.get(), 1);
+      r.thread = tid_of(sqlite3_column_int64(s.get(), 2));
+      r.correlation = sqlite3_column_int64(s.get(), 3);
+      r.name = t.names.intern(text(s.get(), 4));
+      r.kind = RecordKind::kRuntime;
+      t.records.push_back(r);
+    }
+  }
+  int rank_marker = -1;
+  if (x.has_table("NVTX_EVENTS")) {
+    const std::string table = "NVTX_EVENTS";
+    auto s = x.prepare(table,
+                       "SELECT n.start, n.end, n.globalTid, coalesce(n.text, s.value, '') FROM "
+                       "NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId");
+    while (x.step(s, table)) {
+      ++t.events_read;
+      const std::string name = text(s.get(), 3);
+      if (sqlite3_column_type(s.get(), 1) == SQLITE_NULL) {
+        // A mark: "MPI Rank N" says the rank (nsys --trace=mpi).
+        if (name.rfind("MPI Rank ", 0) == 0) rank_marker = std::atoi(name.c_str() + 9);
+        continue;
+      }
+      TraceRecord r;
+      r.begin_ns = sqlite3_column_int64(s.get(), 0);
+      r.end_ns = sqlite3_column_int64(s.get(), 1);
+      r.thread = tid_of(sqlite3_column_int64(s.get(), 2));
+      r.name = t.names.intern(name);
+      r.kind = RecordKind::kLabel;
+      if (r.end_ns < r.begin_ns) x.fail(table, "a range ends before it starts");
+      t.records.push_back(r);
+    }
+  }
+  t.rank = rank_from_file_name(path);
+  t.rank_source = "file name";
+  if (t.rank < 0 && rank_marker >= 0) {
+    t.rank = rank_marker;
+    t.rank_source = "NVTX mark 'MPI Rank'";
+  }
+  return t;
+}
+
+}  // namespace culprit::importers

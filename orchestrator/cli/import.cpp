@@ -1,0 +1,99 @@
+// `culprit import`: profiler traces (one file per rank, or folders of them) -> one stored run.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "culprit/errors.hpp"
+#include "culprit/launch/import_run.hpp"
+#include "culprit/report/import_report.hpp"
+
+namespace culprit::cli {
+namespace {
+
+struct ImportArgs {
+  CommonOptions common;
+  std::vector<std::string> paths;
+  std::string format = "auto";
+  std::string experiment = "import";
+  std::string label = "imported";
+  int warmup = 0;
+  bool partial = false;
+  std::string step_pattern;
+  std::vector<std::string> argv;
+};
+
+std::string argv_json(const std::vector<std::string>& argv) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    out += i ? ",\"" : "\"";
+    for (char c : argv[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (static_cast<unsigned char>(c) >= 0x20) out += c;
+    }
+    out += "\"";
+  }
+  return out + "]";
+}
+
+int run_import(const ImportArgs& args) {
+  if (args.warmup < 0) throw UsageError("--warmup must be 0 or more");
+  importers::ImportOptions options;
+  options.format = importers::parse_format(args.format);
+  options.experiment = args.experiment;
+  options.label = args.label;
+  options.warmup_steps = args.warmup;
+  options.partial = args.partial;
+  if (!args.step_pattern.empty()) options.steps.pattern = args.step_pattern;
+  const std::string db = args.common.db.empty() ? "culprit.db" : args.common.db;
+  std::vector<std::string> argv = {"culprit", "import"};
+  argv.insert(argv.end(), args.argv.begin(), args.argv.end());
+  const launch::ImportOutcome outcome =
+      launch::import_into_store(db, args.paths, options, argv_json(argv));
+  report::ImportReport r;
+  r.run_id = outcome.stored.run_id;
+  r.experiment = args.experiment;
+  r.label = args.label;
+  r.baseline = outcome.stored.baseline;
+  r.repetition = outcome.stored.repetition;
+  r.median_ms = outcome.stored.median_ms.value_or(0.0);
+  r.summary = outcome.summary;
+  std::cout << (args.common.json ? report::import_json(r) + "\n" : report::import_text(r));
+  if (!outcome.stored.error.empty()) {
+    throw RunError("run " + std::to_string(r.run_id) +
+                   " was stored as failed: " + outcome.stored.error);
+  }
+  return exit_code::kOk;
+}
+
+}  // namespace
+
+void register_import(CLI::App& app, Outcome& outcome) {
+  auto* command = app.add_subcommand(
+      "import", "Import profiler traces (Kineto, legacy chrome trace, Nsight Systems) as one run");
+  auto args = std::make_shared<ImportArgs>();
+  add_json_flag(*command, args->common);
+  add_db_option(*command, args->common);
+  command->add_option("PATH", args->paths, "One trace file per rank, or folders of them")
+      ->required();
+  command->add_option("--format", args->format, "auto|kineto|legacy|nsys (default auto)");
+  command->add_option("--experiment", args->experiment,
+                      "Experiment to store the run under (default 'import')");
+  command->add_option("--label", args->label,
+                      "Configuration label, e.g. baseline or candidate (default 'imported')");
+  command->add_option("--warmup", args->warmup,
+                      "Recorded steps to treat as warm-up (default 0: the profiler's schedule "
+                      "already left its warm-up out)");
+  command->add_flag("--partial", args->partial,
+                    "Accept a subset of the job's ranks (the run is flagged partial)");
+  command->add_option("--step-pattern", args->step_pattern,
+                      "Regex of the labels that are steps (default ^ProfilerStep#(\\d+)$)");
+  command->callback([&outcome, args, command] {
+    args->argv.clear();
+    for (const std::string& p : args->paths) args->argv.push_back(p);
+    (void)command;
+    outcome.exit_code = run_import(*args);
+  });
+}
+
+}  // namespace culprit::cli

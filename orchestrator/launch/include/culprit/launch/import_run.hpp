@@ -1,0 +1,54 @@
+#pragma once
+// Storing an imported run (culprit import): the run file an importer wrote lands in the store
+// like a launched run's, under an experiment and a configuration named by its label, so that
+// attribute, explain, compare and export work on it unchanged.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <vector>
+
+#include "culprit/importers/import.hpp"
+#include "culprit/storage/db.hpp"
+
+namespace culprit::launch {
+
+struct ImportedRunRecord {
+  std::string experiment;
+  std::string label;
+  std::string run_file;
+  std::string resolved_json;  // the run file's configuration echo
+  std::string backend;
+  int ranks = 1;
+  std::string command_json = "[]";  // the `culprit import` argv
+};
+
+struct StoredImport {
+  std::int64_t run_id = 0;
+  std::int64_t experiment_id = 0;
+  bool baseline = false;  // the configuration is the experiment's baseline
+  int repetition = 0;
+  std::optional<double> median_ms;
+  std::string error;  // non-empty: the run was stored as failed
+};
+
+// The experiment is created when absent; the configuration `label` too (it is the baseline
+// when labelled "baseline" or when it is the experiment's first); each import of one label is
+// a new repetition. Throws culprit::UsageError when `label` names a configuration of a
+// manifest experiment.
+StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& record);
+
+struct ImportOutcome {
+  StoredImport stored;
+  importers::ImportSummary summary;
+};
+
+// `culprit import`: reads every trace (nothing is opened or created in the store before all
+// of them are read whole and mapped), writes the run file with the run-file library beside
+// the store, ingests it and removes it.
+ImportOutcome import_into_store(const std::string& db_path, const std::vector<std::string>& paths,
+                                const importers::ImportOptions& options,
+                                const std::string& command_json);
+
+}  // namespace culprit::launch

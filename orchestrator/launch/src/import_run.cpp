@@ -1,0 +1,129 @@
+#include "culprit/launch/import_run.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "culprit/errors.hpp"
+#include "culprit/launch/ingest.hpp"
+#include "culprit/manifest/sha256.hpp"
+#include "culprit/storage/records.hpp"
+#include "culprit/storage/store.hpp"
+
+namespace culprit::launch {
+namespace {
+
+std::string json_text(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
+constexpr const char* kImportManifestHash = "import";
+
+}  // namespace
+
+StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) {
+  StoredImport result;
+  const std::string config_hash = manifest::sha256_hex("culprit import:" + r.label);
+  std::int64_t config_id = 0;
+  {
+    storage::Transaction tx(store);
+    if (auto existing = storage::find_experiment(store, r.experiment)) {
+      result.experiment_id = existing->id;
+    } else {
+      storage::ExperimentRecord e;
+      e.name = r.experiment;
+      e.manifest_path = "(culprit import)";
+      e.manifest_text = "";
+      e.manifest_hash = kImportManifestHash;
+      result.experiment_id = storage::insert_experiment(store, e);
+    }
+    storage::Statement same_label(
+        store, "SELECT config_hash FROM configurations WHERE experiment_id = ?1 AND label = ?2");
+    same_label.bind(1, result.experiment_id).bind(2, r.label);
+    if (same_label.step() && same_label.column_text(0) != config_hash) {
+      throw UsageError("experiment '" + r.experiment + "' already has a configuration '" + r.label +
+                       "' that was not imported: pick another --label or --experiment");
+    }
+    storage::Statement count(store,
+                             "SELECT count(*), coalesce(max(is_baseline), 0) FROM configurations "
+                             "WHERE experiment_id = ?1");
+    count.bind(1, result.experiment_id);
+    count.step();
+    const bool first = count.column_int(0) == 0;
+    const bool has_baseline = count.column_int(1) != 0;
+    storage::ConfigurationRecord c;
+    c.label = r.label;
+    c.factor = "import";
+    c.level_json = json_text(r.label);
+    c.is_baseline = r.label == "baseline" ? !has_baseline || first : first;
+    c.version = r.label;
+    c.backend = r.backend;
+    c.ranks = r.ranks;
+    c.command_json = r.command_json;
+    c.resolved_json = r.resolved_json;
+    c.config_hash = config_hash;
+    config_id = storage::ensure_configuration(store, result.experiment_id, c);
+    storage::Statement baseline(store, "SELECT is_baseline FROM configurations WHERE id = ?1");
+    baseline.bind(1, config_id);
+    baseline.step();
+    result.baseline = baseline.column_int(0) != 0;
+    result.repetition = storage::max_repetition(store, config_id) + 1;
+    const int position = storage::max_position(store, result.experiment_id) + 1;
+    result.run_id = storage::ensure_run(store, result.experiment_id, {config_id, result.repetition},
+                                        position, 0, "")
+                        .id;
+    storage::RunStart start;
+    start.started_at = storage::utc_now_iso8601();
+    start.command_json = r.command_json;
+    start.launcher = "import";
+    start.binding = "none";
+    storage::mark_running(store, result.run_id, start);
+    tx.commit();
+  }
+  storage::RunFinish finish;
+  finish.finished_at = storage::utc_now_iso8601();
+  finish.exit_code = 0;
+  const IngestOutcome outcome = ingest_run(store, result.run_id, r.run_file, finish);
+  result.median_ms = outcome.median_ms;
+  if (!outcome.ok) result.error = outcome.error;
+  return result;
+}
+
+ImportOutcome import_into_store(const std::string& db_path, const std::vector<std::string>& paths,
+                                const importers::ImportOptions& options,
+                                const std::string& command_json) {
+  importers::ImportedRun run = importers::import_traces(paths, options);
+  ImportOutcome outcome;
+  outcome.summary = run.summary;
+  const std::filesystem::path store_path(db_path);
+  const std::filesystem::path run_file =
+      (store_path.has_parent_path() ? store_path.parent_path() : std::filesystem::path(".")) /
+      (store_path.filename().string() + ".import." + std::to_string(::getpid()) + ".run");
+  stepclock::write_run_file(run_file.string(), run.contents);
+  try {
+    auto store = storage::open_store(db_path);
+    ImportedRunRecord record;
+    record.experiment = options.experiment;
+    record.label = options.label;
+    record.run_file = run_file.string();
+    record.resolved_json = run.contents.config_json;
+    record.backend = run.summary.backend;
+    record.ranks = run.summary.ranks;
+    record.command_json = command_json;
+    outcome.stored = store_imported_run(*store, record);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(run_file, ignored);
+    throw;
+  }
+  std::error_code ignored;
+  std::filesystem::remove(run_file, ignored);
+  return outcome;
+}
+
+}  // namespace culprit::launch

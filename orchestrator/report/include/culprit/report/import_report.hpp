@@ -1,0 +1,25 @@
+#pragma once
+// `culprit import`'s output: the stored run id and what was read (text or JSON).
+
+#include <cstdint>
+#include <string>
+
+#include "culprit/importers/import.hpp"
+
+namespace culprit::report {
+
+struct ImportReport {
+  std::int64_t run_id = 0;
+  std::string experiment;
+  std::string label;
+  bool baseline = false;
+  int repetition = 0;
+  double median_ms = 0;
+  importers::ImportSummary summary;
+};
+
+// {"run_id", "format", "ranks", "steps", "events", "warnings", ...}
+std::string import_json(const ImportReport& r);
+std::string import_text(const ImportReport& r);
+
+}  // namespace culprit::report

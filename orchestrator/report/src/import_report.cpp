@@ -1,0 +1,53 @@
+#include "culprit/report/import_report.hpp"
+
+#include <fmt/format.h>
+
+#include "culprit/report/json_writer.hpp"
+
+namespace culprit::report {
+
+std::string import_json(const ImportReport& r) {
+  const importers::ImportSummary& s = r.summary;
+  JsonWriter w;
+  w.begin_object()
+      .field("run_id", r.run_id)
+      .field("format", s.format)
+      .field("ranks", s.ranks)
+      .field("steps", s.steps)
+      .field("events", s.events)
+      .key("warnings")
+      .begin_array();
+  for (const std::string& x : s.warnings) w.value(x);
+  w.end_array()
+      .field("experiment", r.experiment)
+      .field("label", r.label)
+      .field("baseline", r.baseline)
+      .field("repetition", r.repetition)
+      .field("median_ms", r.median_ms)
+      .field("world_size", s.world_size)
+      .field("partial", s.partial)
+      .field("events_read", s.events_read)
+      .field("kernels", s.kernels)
+      .field("collectives", s.collectives)
+      .key("files")
+      .begin_array();
+  for (const std::string& f : s.files) w.value(f);
+  w.end_array().end_object();
+  return w.str();
+}
+
+std::string import_text(const ImportReport& r) {
+  const importers::ImportSummary& s = r.summary;
+  std::string out = fmt::format(
+      "run {} imported: {} trace, {} rank(s){}, {} step(s), {} events stored ({} read), "
+      "{} collective(s), {} kernel(s)\n"
+      "experiment '{}', configuration '{}'{} repetition {}, median step {:.2f} ms\n",
+      r.run_id, s.format, s.ranks,
+      s.partial ? fmt::format(" of {} (partial)", s.world_size) : std::string(), s.steps, s.events,
+      s.events_read, s.collectives, s.kernels, r.experiment, r.label,
+      r.baseline ? " (baseline)" : "", r.repetition, r.median_ms);
+  for (const std::string& x : s.warnings) out += "warning: " + x + "\n";
+  return out;
+}
+
+}  // namespace culprit::report

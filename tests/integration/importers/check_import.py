@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""culprit import on the real traces in shared/traces (integration test).
+
+usage: check_import.py CULPRIT TRACES WORKDIR MODE
+MODE torch:   every torch-ddp case, both formats: imports with the right ranks/steps, and
+              `culprit attribute` blames the truth's rank and region at the injected step (or
+              the next); the control blames nobody.
+MODE compare: two imported runs labelled baseline/candidate give `compare` and `explain`.
+MODE hta:     the HTA files import (--partial) with counts computed here from the JSON.
+MODE nsys:    the nsys exports import with counts computed here with sqlite3; a multi-rank
+              case is built from several per-rank copies.
+MODE bad:     truncated, corrupt and mislabelled files exit 2 naming the file, store nothing.
+"""
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+CULPRIT, TRACES, WORK, MODE = sys.argv[1:5]
+FAILURES = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        FAILURES.append(what)
+
+
+def run(args, expect=0):
+    p = subprocess.run([CULPRIT] + args, capture_output=True, text=True)
+    if p.returncode != expect:
+        print("command:", " ".join(args), "rc", p.returncode, "\n", p.stdout[-2000:], p.stderr[-2000:])
+    return p
+
+
+def fresh(name):
+    path = os.path.join(WORK, name)
+    if os.path.exists(path):
+        os.remove(path)
+    return path
+
+
+def load_json(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
+
+
+def torch_cases():
+    base = os.path.join(TRACES, "torch-ddp")
+    for case in sorted(os.listdir(base)):
+        truth_path = os.path.join(base, case, "truth.json")
+        if os.path.exists(truth_path):
+            yield case, os.path.join(base, case), json.load(open(truth_path))
+
+
+def mode_torch():
+    for case, folder, truth in torch_cases():
+        for fmt in ("legacy", "kineto"):
+            db = fresh(f"{case}-{fmt}.db")
+            p = run(["import", os.path.join(folder, fmt), "--db", db, "--json",
+                     "--experiment", case, "--label", fmt])
+            check(p.returncode == 0, f"{case}/{fmt}: imports")
+            if p.returncode:
+                continue
+            info = json.loads(p.stdout)
+            world = truth["world_size"]
+            check(info["ranks"] == world, f"{case}/{fmt}: {info['ranks']} ranks == {world}")
+            steps = len(truth["observed"]["profiler_steps"])
+            check(info["steps"] == steps, f"{case}/{fmt}: {info['steps']} steps == {steps}")
+            # 3 DDP buckets per step per rank (README)
+            check(info["collectives"] == 3 * steps * world,
+                  f"{case}/{fmt}: {info['collectives']} collectives == 3 x {steps} x {world}")
+            if fmt == "legacy":
+                check(any("file name" in w for w in info["warnings"]),
+                      f"{case}/{fmt}: says the rank came from the file name")
+                # clock models from the collectives recover each rank's profiling start
+                con = sqlite3.connect(db)
+                b0 = truth["ranks"]["0"]["legacy_ts_base_us"]
+                for r, off, unc in con.execute(
+                        "select rank, offset_ns, uncertainty_ns from clock_models order by rank"):
+                    true = (truth["ranks"][str(r)]["legacy_ts_base_us"] - b0) * 1000
+                    err = abs(off - true)
+                    check(err <= 300e3 and err <= unc + 1,
+                          f"{case}/{fmt}: rank {r} clock offset within {err / 1e3:.0f} us of the "
+                          f"truth (<= 300 us, uncertainty {unc / 1e3:.0f} us)")
+            a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
+            check(a.returncode == 0, f"{case}/{fmt}: attribute runs")
+            if a.returncode:
+                continue
+            att = json.loads(a.stdout)
+            by_step = {s["step"]: s for s in att["steps"]}
+            if not truth["injections"]:
+                check(att["summary"]["culprit"] is None,
+                      f"{case}/{fmt}: control blames nobody (run culprit {att['summary']['culprit']})")
+                continue
+            for inj in truth["injections"]:
+                for label in inj["profiler_steps"]:
+                    n = int(label.split("#")[1])
+                    found = []
+                    for s in (n, n + 1):
+                        c = (by_step.get(s) or {}).get("culprit") or {}
+                        found.append((s, c.get("rank"), c.get("phase")))
+                    hit = any(r == inj["rank"] and ph == inj["where"] for _, r, ph in found)
+                    check(hit, f"{case}/{fmt}: {label} blamed on rank {inj['rank']} "
+                               f"{inj['where']} (got {found})")
+
+
+def mode_compare():
+    db = fresh("compare.db")
+    base = os.path.join(TRACES, "torch-ddp")
+    a = run(["import", os.path.join(base, "ddp2-control", "kineto"), "--db", db,
+             "--experiment", "ab", "--label", "baseline", "--json"])
+    b = run(["import", os.path.join(base, "ddp2-sleep-layer2", "legacy"), "--db", db,
+             "--experiment", "ab", "--label", "candidate", "--json"])
+    check(a.returncode == 0 and b.returncode == 0, "baseline and candidate import")
+    check(json.loads(a.stdout)["baseline"] is True, "the run labelled baseline is the baseline")
+    c = run(["compare", "--db", db, "--experiment", "ab", "--json"])
+    check(c.returncode in (0, 3, 4), f"compare works on imported runs (rc {c.returncode})")
+    e = run(["explain", "--db", db, "--experiment", "ab", "--json"])
+    check(e.returncode == 0, "explain works on imported runs")
+    if e.returncode == 0:
+        check("components" in e.stdout or "unclassified" in e.stdout, "explain gives components")
+    x = run(["export", "--db", db, "--experiment", "ab", "--format", "json"])
+    rows = json.loads(x.stdout) if x.returncode == 0 else []
+    check(x.returncode == 0 and len(rows) == 16, f"export lists the 2 x 8 imported steps ({len(rows)})")
+    r = run(["runs", "--db", db, "--json"])
+    check(r.returncode == 0 and all(x["status"] == "ok" for x in json.loads(r.stdout)),
+          "runs lists the imported runs as ok")
+
+
+def hta_counts(path):
+    d = load_json(path)
+    ev = d["traceEvents"]
+    steps = sum(1 for e in ev if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#"))
+    kernels = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel")
+    return len(ev), steps, kernels, d.get("distributedInfo", {}).get("world_size")
+
+
+def mode_hta():
+    base = os.path.join(TRACES, "hta")
+    sets = [["cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"],
+            ["nccl_parser_config/nccl_data.json.gz"],
+            ["trace_filter/sampled_rank-0.json.gz", "trace_filter/sampled_rank-1.json.gz"]]
+    for files in sets:
+        paths = [os.path.join(base, f) for f in files]
+        counts = [hta_counts(p) for p in paths]
+        db = fresh("hta.db")
+        name = files[0].split("/")[0]
+        p = run(["import"] + paths + ["--db", db, "--json"], expect=2)
+        check(p.returncode == 2 and "--partial" in p.stderr,
+              f"hta/{name}: without --partial a subset of ranks is refused")
+        check(not os.path.exists(db) or sqlite3.connect(db).execute(
+            "select count(*) from sqlite_master where name='runs'").fetchone()[0] == 0
+              or sqlite3.connect(db).execute("select count(*) from runs").fetchone()[0] == 0,
+              f"hta/{name}: refused import stores nothing")
+        p = run(["import"] + paths + ["--db", db, "--json", "--partial"])
+        check(p.returncode == 0, f"hta/{name}: imports with --partial")
+        if p.returncode:
+            continue
+        info = json.loads(p.stdout)
+        check(info["ranks"] == len(files), f"hta/{name}: {info['ranks']} ranks")
+        check(info["partial"] is True and info["world_size"] == counts[0][3],
+              f"hta/{name}: flagged partial of {counts[0][3]} ranks")
+        check(info["events_read"] == sum(c[0] for c in counts),
+              f"hta/{name}: {info['events_read']} events read == {sum(c[0] for c in counts)}")
+        expected_steps = min(c[1] for c in counts)
+        check(info["steps"] == expected_steps, f"hta/{name}: {info['steps']} steps == {expected_steps}")
+        check(info["kernels"] == sum(c[2] for c in counts),
+              f"hta/{name}: {info['kernels']} kernels == {sum(c[2] for c in counts)}")
+        con = sqlite3.connect(db)
+        n = con.execute("select count(*) from runs where status='ok'").fetchone()[0]
+        check(n == 1, f"hta/{name}: one ok run stored")
+        meta = dict(con.execute("select key, value from run_meta").fetchall())
+        check(meta.get("partial") == "1", f"hta/{name}: run_meta.partial = 1")
+        a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
+        att = json.loads(a.stdout) if a.returncode == 0 else {}
+        check(att.get("summary", {}).get("partial") is True and all(
+            not s["last_arriver_decided"] for s in att.get("steps", []) if s["last_arriver"] >= 0),
+              f"hta/{name}: attribution of a partial run cannot decide last arrivers")
+
+
+def nsys_counts(path):
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
+    kernels = con.execute("select count(*) from CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+    nvtx = con.execute("select count(*) from NVTX_EVENTS where end is not null").fetchone()[0] \
+        if "NVTX_EVENTS" in tables else 0
+    mpi = 0
+    if "NVTX_EVENTS" in tables:
+        mpi = con.execute(
+            "select count(*) from NVTX_EVENTS n left join StringIds s on s.id = n.textId "
+            "where coalesce(n.text, s.value) in ('MPI_Allreduce','MPI_Allgather','MPI_Allgatherv',"
+            "'MPI_Alltoall','MPI_Alltoallv','MPI_Bcast','MPI_Barrier','MPI_Reduce',"
+            "'MPI_Reduce_scatter','MPI_Gather','MPI_Gatherv','MPI_Scatter','MPI_Scatterv','MPI_Scan') "
+            "and n.end is not null").fetchone()[0]
+    return kernels, nvtx, mpi
+
+
+def mode_nsys():
+    base = os.path.join(TRACES, "nsys")
+    for f in ("cloverleaf-cuda.sqlite", "saxpy-mpi-cuda.sqlite"):
+        path = os.path.join(base, f)
+        kernels, _, mpi = nsys_counts(path)
+        db = fresh("nsys.db")
+        p = run(["import", path, "--db", db, "--json", "--format", "nsys"])
+        check(p.returncode == 0, f"nsys/{f}: imports")
+        if p.returncode:
+            continue
+        info = json.loads(p.stdout)
+        check(info["ranks"] == 1 and info["steps"] == 1, f"nsys/{f}: 1 rank, 1 step (whole capture)")
+        check(info["kernels"] == kernels, f"nsys/{f}: {info['kernels']} kernels == {kernels}")
+        check(info["collectives"] == mpi, f"nsys/{f}: {info['collectives']} collectives == {mpi}")
+    # several per-rank files of one job: copies named rank<R>
+    src = os.path.join(base, "saxpy-mpi-cuda.sqlite")
+    folder = os.path.join(WORK, "nsys-4")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    for r in range(4):
+        shutil.copy(src, os.path.join(folder, f"rank{r}.sqlite"))
+    db = fresh("nsys4.db")
+    p = run(["import", folder, "--db", db, "--json"])
+    check(p.returncode == 0, "nsys: 4 per-rank exports import as one 4-rank run")
+    if p.returncode == 0:
+        info = json.loads(p.stdout)
+        _, _, mpi = nsys_counts(src)
+        check(info["ranks"] == 4 and info["collectives"] == 4 * mpi,
+              f"nsys 4 ranks: {info['ranks']} ranks, {info['collectives']} collectives == 4 x {mpi}")
+        a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
+        check(a.returncode == 0, "nsys 4 ranks: attribute runs")
+    # a 4-rank straggler built from real per-rank exports: NVTX step/region/MPI_Allreduce ranges
+    # added to each copy (rank 2's 'compute' 20 ms longer in step 3)
+    folder = os.path.join(WORK, "nsys-straggler")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    ms = 1_000_000
+    for r in range(4):
+        path = os.path.join(folder, f"rank{r}.sqlite")
+        shutil.copy(src, path)
+        con = sqlite3.connect(path)
+        tid = con.execute("select globalTid from NVTX_EVENTS where globalTid is not null limit 1").fetchone()[0]
+        t0 = 3_000 * ms + r * 7 * ms  # every rank's clock has its own base
+        rows = []
+        for k in range(6):
+            begin = t0 + k * 100 * ms
+            work = 50 * ms + (r * 0.3 + k * 0.2) * ms + (20 * ms if (r == 2 and k == 3) else 0)
+            done = 50 * ms + 1.3 * ms + (20 * ms if k == 3 else 0)  # the last arrival + transfer
+            rows.append((begin, begin + 90 * ms, f"step {k}"))
+            rows.append((begin + 1 * ms, begin + 1 * ms + int(work), "compute"))
+            rows.append((begin + 1 * ms + int(work), begin + 1 * ms + int(done) + 1 * ms, "MPI_Allreduce"))
+        for b, e, text in rows:
+            con.execute("insert into NVTX_EVENTS (start, end, eventType, text, globalTid) values (?,?,59,?,?)",
+                        (int(b), int(e), text, tid))
+        con.commit()
+        con.close()
+    db = fresh("nsys-straggler.db")
+    p = run(["import", folder, "--db", db, "--json", "--step-pattern", r"^step (\d+)$"])
+    check(p.returncode == 0, "nsys straggler: imports with --step-pattern")
+    if p.returncode == 0:
+        info = json.loads(p.stdout)
+        check(info["steps"] == 6 and info["collectives"] == 24,
+              f"nsys straggler: {info['steps']} steps == 6, {info['collectives']} collectives == 24")
+        a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
+        att = json.loads(a.stdout)
+        c = [s for s in att["steps"] if s["step"] == 3][0]["culprit"] or {}
+        check(c.get("rank") == 2 and c.get("phase") == "compute",
+              f"nsys straggler: step 3 blamed on rank 2 compute (got {c.get('rank')} {c.get('phase')})")
+
+
+def stored_runs(db):
+    if not os.path.exists(db):
+        return 0
+    con = sqlite3.connect(db)
+    if not con.execute("select count(*) from sqlite_master where name='runs'").fetchone()[0]:
+        return 0
+    return con.execute("select count(*) from runs").fetchone()[0] + \
+        con.execute("select count(*) from events").fetchone()[0]
+
+
+def mode_bad():
+    src = os.path.join(TRACES, "torch-ddp", "ddp2-control")
+    bad = os.path.join(WORK, "bad")
+    shutil.rmtree(bad, ignore_errors=True)
+    os.makedirs(bad)
+    db = fresh("bad.db")
+    ok = run(["import", os.path.join(src, "kineto"), "--db", db])  # a store with one run
+    check(ok.returncode == 0, "bad: a good import first")
+    before = stored_runs(db)
+
+    def expect_refused(what, paths, extra=(), needle=None):
+        p = run(["import"] + paths + ["--db", db] + list(extra), expect=2)
+        named = needle if needle is not None else paths[-1]
+        check(p.returncode == 2, f"bad/{what}: exit 2 (got {p.returncode})")
+        check(named in p.stderr, f"bad/{what}: the message names {named}: {p.stderr.strip()[:300]}")
+        check(stored_runs(db) == before, f"bad/{what}: nothing stored")
+        return p
+
+    for fmt in ("kineto", "legacy"):
+        data = open(os.path.join(src, fmt, "rank1.json"), "rb").read()
+        d = os.path.join(bad, "trunc-" + fmt)
+        os.makedirs(d)
+        shutil.copy(os.path.join(src, fmt, "rank0.json"), d)
+        open(os.path.join(d, "rank1.json"), "wb").write(data[: len(data) // 2])
+        p = expect_refused(f"truncated {fmt}", [os.path.join(d, "rank0.json"), os.path.join(d, "rank1.json")])
+        check("offset" in p.stderr, f"bad/truncated {fmt}: gives a byte offset")
+        d = os.path.join(bad, "corrupt-" + fmt)
+        os.makedirs(d)
+        shutil.copy(os.path.join(src, fmt, "rank0.json"), d)
+        # a timestamp's digit damaged in the middle of the file
+        at = data.index(b'"ts": ', len(data) // 3) + 6
+        open(os.path.join(d, "rank1.json"), "wb").write(data[:at] + b"x" + data[at + 1:])
+        p = expect_refused(f"corrupt {fmt}", [os.path.join(d, "rank0.json"), os.path.join(d, "rank1.json")])
+        check("offset" in p.stderr, f"bad/corrupt {fmt}: gives a byte offset")
+    d = os.path.join(bad, "structure")
+    os.makedirs(d)
+    data = open(os.path.join(src, "kineto", "rank1.json"), "rb").read()
+    mid = len(data) // 3
+    open(os.path.join(d, "rank1.json"), "wb").write(data[:mid] + b"}}]]{{" + data[mid + 6:])
+    expect_refused("broken JSON structure", [os.path.join(d, "rank1.json")], ["--partial"])
+    gz = open(os.path.join(TRACES, "torch-ddp", "ddp4-matmul-layer1", "kineto", "rank0.json.gz"), "rb").read()
+    path = os.path.join(bad, "rank0.json.gz")
+    open(path, "wb").write(gz[: len(gz) // 2])
+    expect_refused("truncated gzip", [path], ["--partial"])
+    # mislabelled: kineto told legacy, legacy told kineto, a non-trace, a wrong rank in the name
+    expect_refused("kineto as legacy", [os.path.join(src, "kineto", "rank0.json"),
+                                        os.path.join(src, "kineto", "rank1.json")], ["--format", "legacy"],
+                   needle=os.path.join(src, "kineto", "rank0.json"))
+    expect_refused("legacy as kineto", [os.path.join(src, "legacy", "rank0.json"),
+                                        os.path.join(src, "legacy", "rank1.json")], ["--format", "kineto"],
+                   needle=os.path.join(src, "legacy", "rank0.json"))
+    other = os.path.join(bad, "rank0.json")
+    open(other, "w").write('{"hello": [1, 2, 3]}')
+    expect_refused("not a trace", [other], ["--partial"])
+    d = os.path.join(bad, "twice")
+    os.makedirs(d)
+    shutil.copy(os.path.join(src, "legacy", "rank0.json"), os.path.join(d, "rank0.json"))
+    shutil.copy(os.path.join(src, "legacy", "rank1.json"), os.path.join(d, "rank0_copy_rank0.json"))
+    expect_refused("two files of one rank", [os.path.join(d, "rank0.json"), os.path.join(d, "rank0_copy_rank0.json")],
+                   needle="both rank 0")
+    # collectives that do not match: rank 1 of another run with fewer steps' worth of calls
+    d = os.path.join(bad, "mixed")
+    os.makedirs(d)
+    shutil.copy(os.path.join(src, "kineto", "rank0.json"), d)
+    k4 = load_json(os.path.join(TRACES, "torch-ddp", "ddp4-matmul-layer1", "kineto", "rank1.json.gz"))
+    k4["distributedInfo"]["world_size"] = 2
+    for e in k4["traceEvents"]:
+        if e.get("name") == "gloo:all_reduce" and e.get("args", {}).get("Input Dims") == [[267786]]:
+            e["args"]["Input Dims"] = [[1234]]
+    json.dump(k4, open(os.path.join(d, "rank1.json"), "w"))
+    expect_refused("mismatched collectives", [os.path.join(d, "rank0.json"), os.path.join(d, "rank1.json")],
+                   needle="do not match")
+    sq = open(os.path.join(TRACES, "nsys", "cloverleaf-cuda.sqlite"), "rb").read()
+    path = os.path.join(bad, "rank0.sqlite")
+    open(path, "wb").write(sq[: len(sq) // 3])
+    expect_refused("truncated nsys export", [path])
+    path = os.path.join(bad, "notsqlite.sqlite")
+    open(path, "wb").write(b"SQLite format 3\0" + b"\xff" * 5000)
+    expect_refused("corrupt nsys export", [path], ["--format", "nsys"])
+    missing = os.path.join(WORK, "missing.db")
+    if os.path.exists(missing):
+        os.remove(missing)
+    run(["import", os.path.join(src, "kineto", "rank0.json"), "--db", missing], expect=2)
+    check(not os.path.exists(missing), "bad: a refused import into a new path creates no store")
+
+
+{"torch": mode_torch, "compare": mode_compare, "hta": mode_hta, "nsys": mode_nsys,
+ "bad": mode_bad}[MODE]()
+if FAILURES:
+    print(f"{len(FAILURES)} check(s) failed")
+    sys.exit(1)
+print("all checks passed")

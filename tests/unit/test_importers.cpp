@@ -1,0 +1,234 @@
+// Mapping rules of culprit import (docs/importers.md): steps, innermost labels, the waiting
+// rule, collective matching by identifiers, clock models, exact timestamps.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "culprit/errors.hpp"
+#include "culprit/importers/import.hpp"
+#include "culprit/importers/kineto.hpp"
+#include "culprit/importers/mapping.hpp"
+
+using namespace culprit::importers;
+
+namespace {
+
+constexpr std::int64_t us = 1000;
+
+TraceRecord rec(RankTrace& t, const std::string& name, RecordKind kind, std::int64_t b,
+                std::int64_t e, std::int64_t thread = 1) {
+  TraceRecord r;
+  r.name = t.names.intern(name);
+  r.kind = kind;
+  r.begin_ns = b * us;
+  r.end_ns = e * us;
+  r.thread = thread;
+  t.records.push_back(r);
+  return r;
+}
+
+std::string phase_list(const RankTrace& t, const std::vector<Phase>& phases) {
+  std::string out;
+  for (const Phase& p : phases) {
+    out += t.names[p.name] + "@" + std::to_string(p.begin_ns / us) + "-" +
+           std::to_string(p.end_ns / us) + "#" + std::to_string(p.occurrence) + " ";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ProfilerStep#N keeps N as the step number") {
+  CHECK(profiler_step_number("ProfilerStep#2") == 2);
+  CHECK(profiler_step_number("ProfilerStep#551") == 551);
+  CHECK_FALSE(profiler_step_number("ProfilerStep#").has_value());
+  CHECK_FALSE(profiler_step_number("ProfilerStep#2x").has_value());
+  CHECK_FALSE(profiler_step_number("layer2").has_value());
+
+  // PyTorch 1.13 labels loop iteration 3 as #2: the label's number is kept.
+  RankTrace t;
+  t.file = "rank0.json";
+  rec(t, "ProfilerStep#2", RecordKind::kLabel, 0, 100);
+  rec(t, "ProfilerStep#3", RecordKind::kLabel, 110, 200);
+  rec(t, "aten::mm", RecordKind::kOp, 10, 20);
+  const RankSteps steps = find_steps(t, StepRule{});
+  REQUIRE(steps.steps.size() == 2);
+  CHECK(steps.steps[0].step == 2);
+  CHECK(steps.steps[1].step == 3);
+  CHECK(step_at(steps, 150 * us) == 3);
+  CHECK(step_at(steps, 105 * us) == -1);
+}
+
+TEST_CASE("a pattern names nsys steps; without a marker the capture is one step") {
+  RankTrace t;
+  t.file = "rank0.sqlite";
+  rec(t, "iteration 7", RecordKind::kLabel, 0, 100);
+  rec(t, "iteration 8", RecordKind::kLabel, 100, 200);
+  StepRule rule;
+  rule.pattern = R"(^iteration (\d+)$)";
+  const RankSteps steps = find_steps(t, rule);
+  REQUIRE(steps.steps.size() == 2);
+  CHECK(steps.steps[1].step == 8);
+
+  RankTrace none;
+  none.file = "x.sqlite";
+  rec(none, "kernel", RecordKind::kOp, 5, 50);
+  const RankSteps whole = find_steps(none, StepRule{});
+  CHECK(whole.whole_capture);
+  REQUIRE(whole.steps.size() == 1);
+  CHECK(whole.steps[0].begin_ns == 5 * us);
+  CHECK(none.warnings.size() == 1);
+}
+
+TEST_CASE("nested regions flatten to the innermost label holding the time") {
+  RankTrace t;
+  t.file = "rank0.json";
+  rec(t, "ProfilerStep#0", RecordKind::kLabel, 0, 100);
+  rec(t, "forward", RecordKind::kLabel, 10, 60);
+  rec(t, "aten::linear", RecordKind::kOp, 12, 30);  // an op holds no label: forward's time
+  rec(t, "layer2", RecordKind::kLabel, 30, 50);
+  rec(t, "aten::mm", RecordKind::kOp, 35, 51);     // ends 1 µs after its parent: clamped
+  rec(t, "aten::zeros", RecordKind::kOp, 70, 80);  // outside every label: the op's own name
+  const RankSteps steps = find_steps(t, StepRule{});
+  const auto phases = flatten_phases(t, steps, {});
+  CHECK(phase_list(t, phases) ==
+        "forward@10-30#0 layer2@30-50#0 forward@50-60#1 aten::zeros@70-80#0 ");
+}
+
+TEST_CASE("bare time while a collective completes is waiting, not the label's work") {
+  RankTrace t;
+  t.file = "rank0.json";
+  rec(t, "ProfilerStep#0", RecordKind::kLabel, 0, 200);
+  rec(t, "backward", RecordKind::kLabel, 0, 150);
+  rec(t, "AddmmBackward0", RecordKind::kOp, 0, 40);
+  rec(t, "c10d::allreduce_", RecordKind::kOp, 40, 42);
+  rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 45, 145, 2);  // on a worker thread
+  rec(t, "optimizer", RecordKind::kLabel, 150, 190);
+  const RankSteps steps = find_steps(t, StepRule{});
+  const auto colls = rank_collectives(t, steps);
+  REQUIRE(colls.size() == 1);
+  CHECK(colls[0].arrival_ns == 40 * us);      // arrival: the enqueue on the calling thread
+  CHECK(colls[0].completion_ns == 145 * us);  // completion: the end of the work
+  const auto phases = flatten_phases(t, steps, colls);
+  // backward's bare stretch 42-150 holds the completion at 145: left to the collective.
+  CHECK(phase_list(t, phases) == "backward@0-42#0 optimizer@150-190#0 ");
+}
+
+TEST_CASE("collectives are matched by identifiers and a mismatch is reported") {
+  auto rank = [](int r, std::int64_t numel, int calls) {
+    RankTrace t;
+    t.file = "rank" + std::to_string(r) + ".json";
+    t.rank = r;
+    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+    for (int k = 0; k < calls; ++k) {
+      rec(t, "c10d::allreduce_", RecordKind::kOp, 100 + 100 * k, 110 + 100 * k);
+      TraceRecord w =
+          rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 120 + 100 * k, 150 + 100 * k, 2);
+      t.records.back().numel = k == 0 ? numel : 10;
+      (void)w;
+    }
+    return t;
+  };
+  std::vector<RankTrace> traces;
+  traces.push_back(rank(0, 267786, 2));
+  traces.push_back(rank(1, 267786, 2));
+  std::vector<std::vector<RankCollective>> colls;
+  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
+  CHECK(check_collectives(traces, colls, false).warnings.empty());
+
+  traces[1] = rank(1, 524800, 2);
+  colls[1] = rank_collectives(traces[1], find_steps(traces[1], StepRule{}));
+  CHECK_THROWS_WITH_AS(check_collectives(traces, colls, false),
+                       doctest::Contains("element count 267786 in rank0.json"),
+                       culprit::UsageError);
+  const CollectiveCheck partial = check_collectives(traces, colls, true);
+  CHECK(partial.dropped.size() == 1);
+  CHECK(partial.warnings.size() == 1);
+
+  traces[1] = rank(1, 267786, 1);  // one collective fewer: reported, not silently dropped
+  colls[1] = rank_collectives(traces[1], find_steps(traces[1], StepRule{}));
+  const CollectiveCheck missing = check_collectives(traces, colls, false);
+  REQUIRE(missing.warnings.size() == 1);
+  CHECK(missing.warnings[0].find("missing in rank1.json") != std::string::npos);
+}
+
+TEST_CASE("clock models come from the collectives, with an uncertainty") {
+  std::vector<std::vector<RankCollective>> colls(2);
+  std::vector<RankSteps> steps(2);
+  for (int k = 0; k < 5; ++k) {
+    RankCollective a;
+    a.step = k;
+    a.arrival_ns = k * 1'000'000 + 100'000;
+    a.completion_ns = k * 1'000'000 + 300'000;
+    RankCollective b = a;
+    b.arrival_ns = a.arrival_ns - 5'000'000 + 50'000;  // rank 1's clock is 5 ms behind
+    b.completion_ns = a.completion_ns - 5'000'000;
+    colls[0].push_back(a);
+    colls[1].push_back(b);
+  }
+  const auto clocks = clock_models(colls, steps);
+  CHECK(clocks[0].offset_ns == 0);
+  CHECK(clocks[1].offset_ns == doctest::Approx(5'000'000));
+  CHECK(clocks[1].uncertainty_ns > 0);
+  CHECK(clocks[1].uncertainty_ns <= 300'000);
+  CHECK(clocks[1].constraints == 5);
+}
+
+TEST_CASE("timestamps are exact: fractional µs relative to baseTimeNanoseconds") {
+  const std::string json =
+      R"({"schemaVersion": 1, "traceEvents": [)"
+      R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1, "tid": 1,)"
+      R"( "ts": 299498.123, "dur": 73147.5, "args": {}},)"
+      R"({"ph": "X", "cat": "user_annotation", "name": "gloo:all_reduce", "pid": 1, "tid": 3,)"
+      R"( "ts": 1.0005, "dur": 2, "args": {"Input Dims": [[267786]], "Input type": ["float"]}}],)"
+      R"( "distributedInfo": {"rank": 3, "world_size": 4}, "baseTimeNanoseconds": 1796112608000000001})";
+  const RankTrace t = parse_kineto(json, "k.json");
+  REQUIRE(t.records.size() == 2);
+  CHECK(t.records[0].begin_ns == 1796112608000000001 + 299498123);
+  CHECK(t.records[0].end_ns == 1796112608000000001 + 299498123 + 73147500);
+  CHECK(t.records[1].begin_ns == 1796112608000000001 + 1001);
+  CHECK(t.records[1].numel == 267786);
+  CHECK(t.records[1].elem_bytes == 4);
+  CHECK(t.rank == 3);
+  CHECK(t.world_size == 4);
+}
+
+TEST_CASE("legacy names are not JSON-escaped; the rank comes from the file name") {
+  const std::string legacy =
+      "[{\"name\": \"my \"odd\" \\label\", \"ph\": \"X\", \"ts\": 118, \"dur\": 28, \"tid\": 1, "
+      "\"pid\": \"CPU functions\", \"args\": {}}, {\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": "
+      "120, \"dur\": 2, \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}}]";
+  const RankTrace t = parse_legacy(legacy, "/x/rank5.json");
+  REQUIRE(t.records.size() == 2);
+  CHECK(t.names[t.records[0].name] == "my \"odd\" \\label");
+  CHECK(t.records[0].kind == RecordKind::kLabel);
+  CHECK(t.records[1].kind == RecordKind::kOp);
+  CHECK(t.records[0].begin_ns == 118 * us);
+  CHECK(t.rank == 5);
+  CHECK(rank_from_file_name("a/sampled_rank-1.json.gz") == 1);
+  CHECK(rank_from_file_name("a/trace.json") == -1);
+  CHECK_THROWS_WITH_AS(parse_legacy(legacy.substr(0, 60), "/x/rank5.json"),
+                       doctest::Contains("byte offset"), culprit::UsageError);
+}
+
+TEST_CASE("a subset of ranks needs --partial") {
+  auto one = [](int r) {
+    RankTrace t;
+    t.file = "rank" + std::to_string(r) + ".json";
+    t.format = "kineto";
+    t.rank = r;
+    t.world_size = 4;
+    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 100);
+    rec(t, "layer0", RecordKind::kLabel, 10, 50);
+    return t;
+  };
+  std::vector<RankTrace> traces = {one(0), one(2)};
+  ImportOptions o;
+  CHECK_THROWS_WITH_AS(build_run(traces, o), doctest::Contains("missing rank(s) 1, 3"),
+                       culprit::UsageError);
+  o.partial = true;
+  const ImportedRun run = build_run(traces, o);
+  CHECK(run.summary.partial);
+  CHECK(run.summary.ranks == 2);
+  CHECK(run.summary.world_size == 4);
+}
