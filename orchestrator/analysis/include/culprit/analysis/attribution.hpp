@@ -75,6 +75,9 @@ struct RunAttribution {
   Symptom symptom;
   std::vector<std::pair<int, int>> last_arriver_counts;  // (rank, steady steps), most first
   int undecided_steps = 0;
+  // Non-empty when noise could not be estimated without the straggler (PhaseStats::noise_note):
+  // "culprit: none" then means "cannot decide", not "nobody".
+  std::string noise_note;
   DelayCosts costs;  // over steady-state collectives
   WhatIf what_if;    // culprit rank at the peers' median (rank -1: no culprit)
   Efficiency efficiency;
