@@ -21,6 +21,11 @@ if(Python3_Interpreter_FOUND)
             ${CULPRIT_TEST_DATA} ${_analysis_work}/validate_explain_sim)
   set_tests_properties(integration.analysis.validate_explain_sim PROPERTIES
     LABELS integration TIMEOUT 180)
+  add_test(NAME integration.analysis.small_world_sim
+    COMMAND ${CULPRIT_BASH} ${_analysis_scripts}/small_world_sim.sh ${CULPRIT_BIN_DIR}
+            ${CULPRIT_TEST_DATA} ${_analysis_work}/small_world_sim)
+  set_tests_properties(integration.analysis.small_world_sim PROPERTIES
+    LABELS integration TIMEOUT 180)
 else()
   message(STATUS "culprit: python3 not found: analysis integration tests disabled")
 endif()

@@ -32,6 +32,10 @@ SyntheticSpec four_ranks_sleep() {
   return spec;
 }
 
+bool contains_text(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 void check_reconciles(const analysis::RunAttribution& a) {
   for (const analysis::StepAttribution& s : a.steps) {
     double sum = s.decomposition.unclassified_ns;
@@ -233,4 +237,38 @@ TEST_CASE("sampled activity counts samples in which a phase runs") {
   CHECK(a.activity.samples > 10);
   CHECK(a.activity.busy_share > 0.8);
   CHECK(a.activity.sampled_share == doctest::Approx(a.activity.busy_share).epsilon(0.2));
+}
+
+TEST_CASE("small worlds: a straggler in every forward GEMM is judged on noise without it") {
+  // At 2 ranks half the pooled deviations belong to the straggler (its peer deviates by the
+  // same amount the other way); at 3 ranks two thirds. Noise is estimated without the judged
+  // rank: from its peer's step-to-step variation (2 ranks) or among the other ranks (3).
+  for (int ranks : {2, 3}) {
+    CAPTURE(ranks);
+    SyntheticSpec spec = four_ranks_sleep();
+    spec.ranks = ranks;
+    spec.steps = 8;
+    spec.jitter_cv = 0.03;
+    spec.delays.push_back(Delay{ranks - 1, "gemm.fwd", -1, -1, 3});
+    const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec));
+    REQUIRE(a.culprit.found);
+    CHECK(a.culprit.rank == ranks - 1);
+    CHECK(a.culprit.phase == "gemm.fwd");
+    CHECK(a.culprit.excess_ms == doctest::Approx(3).epsilon(0.2));
+    CHECK(a.noise_note.empty());
+    check_reconciles(a);
+    spec.delays.clear();
+    CHECK_FALSE(analysis::attribute_run(synthesize(spec)).culprit.found);
+  }
+}
+
+TEST_CASE("two ranks with too few steady steps: the noise cannot be estimated, and it says so") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.ranks = 2;
+  spec.steps = 3;  // 2 steady steps
+  spec.jitter_cv = 0.03;
+  spec.delays.push_back(Delay{1, "gemm.fwd", -1, -1, 3});
+  const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec));
+  CHECK(contains_text(a.noise_note, "2 ranks and 2 steady steps"));
+  CHECK(contains_text(a.noise_note, "run more steps"));
 }

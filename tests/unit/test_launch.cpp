@@ -172,6 +172,37 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
   }
 }
 
+TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTHONPATH") {
+  LaunchEnvironment env;
+  env.mpirun = "mpirun";
+  manifest::Configuration c;
+  c.backend = "cpu";
+  c.ranks = 1;
+  c.command = {"./wrapper", "{config}", "--out={out}"};
+  const std::string cwd = std::filesystem::current_path().string();
+  auto cmd = build_launch_command(c, "s.db.runs/1.1/config.json", "s.db.runs/./1.1/run.db", env);
+  CHECK(cmd.env.at("CULPRIT_CONFIG") == cwd + "/s.db.runs/1.1/config.json");
+  CHECK(cmd.env.at("CULPRIT_RUN_FILE") == cwd + "/s.db.runs/1.1/run.db");
+  CHECK(cmd.argv[cmd.argv.size() - 2] == cwd + "/s.db.runs/1.1/config.json");
+  CHECK(cmd.argv.back() == "--out=" + cwd + "/s.db.runs/1.1/run.db");
+  CHECK(cmd.env.count("PYTHONPATH") == 0);  // nothing to add: left alone
+
+  env.python_path = "/src/python:/site";
+  cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  CHECK(cmd.env.at("PYTHONPATH") == "/src/python:/site");
+  CHECK(std::find(cmd.argv.begin(), cmd.argv.end(), "PYTHONPATH") != cmd.argv.end());  // -x
+  c.env = {{"PYTHONPATH", "/mine"}};
+  cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  CHECK(cmd.env.at("PYTHONPATH") == "/src/python:/site:/mine");
+
+  auto lookup = [](const std::string& k) -> std::optional<std::string> {
+    if (k == "CULPRIT_PYTHON_DIR") return std::string("/opt/py");
+    if (k == "PYTHONPATH") return std::string("/old");
+    return std::nullopt;
+  };
+  CHECK(detect_launch_environment(lookup).python_path == "/opt/py:/old");
+}
+
 TEST_CASE("launch environment: unknown launcher or binding is a usage error") {
   auto with = [](std::string key, std::string value) {
     return [key, value](const std::string& k) -> std::optional<std::string> {

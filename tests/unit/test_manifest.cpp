@@ -369,6 +369,65 @@ levels = [2, 8]
   CHECK(contains(error_of(bad), "in configuration 'ranks=1'"));
 }
 
+TEST_CASE("a custom program's region names are delay phases; culprit-step's phases stay checked") {
+  const std::string custom = R"([baseline]
+version = "app"
+ranks = 2
+[versions.app]
+command = ["python3", "train.py", "--config", "{config}"]
+[versions.step]
+[[vary]]
+factor = "delay"
+levels = [{ rank = 1, phase = "layer2", ms = 30 }]
+)";
+  CHECK(error_of(custom).empty());
+  const Plan plan = make_plan(parse_manifest(custom, "m.toml"), 2);
+  REQUIRE(plan.configs.size() == 2);
+  CHECK(plan.configs[1].label == "delay=rank1:layer2:30ms");
+  CHECK(contains(plan.configs[1].resolved_json, R"("phase":"layer2")"));
+
+  SUBCASE("a version's own inject follows its own command") {
+    std::string text = custom;
+    text.replace(text.find("[versions.step]"), 15,
+                 "[versions.step]\ninject = { delays = [{ rank = 0, phase = \"layer1\", ms = 1 }] "
+                 "}");
+    CHECK(contains(error_of(text), "versions.step.inject.delays[0].phase"));
+    text = custom;
+    text.replace(text.find("command = ["), 11,
+                 "inject = { delays = [{ rank = 0, phase = \"layer1\", ms = 1 }] }\ncommand = [");
+    CHECK(error_of(text).empty());
+  }
+  SUBCASE("the built-in culprit-step still refuses a name it does not have") {
+    std::string text = custom;
+    text.replace(text.find("version = \"app\""), 15, "version = \"step\"");
+    const std::string message = error_of(text);
+    CHECK(contains(message, "vary[0].levels[0].phase"));
+    CHECK(contains(message, "\"gemm.fwd\""));
+  }
+  SUBCASE("a factorial cross with the built-in version is refused per configuration") {
+    std::string text = custom;
+    text.replace(text.find("ranks = 2"), 9, "ranks = 2\n[experiment]\ndesign = \"factorial\"");
+    text += "[[vary]]\nfactor = \"version\"\nlevels = [\"step\"]\n";
+    const std::string message = error_of(text);
+    CHECK(contains(message, "a phase of culprit-step"));
+    CHECK(contains(message, "need a version with its own command"));
+  }
+  SUBCASE("control characters in a region name are refused") {
+    std::string text = custom;
+    text.replace(text.find("\"layer2\""), 8, "\"lay\\u0001er\"");
+    CHECK(contains(error_of(text), "without control characters"));
+  }
+}
+
+TEST_CASE("experiments/torch-ddp.toml validates: versions with a command, region-name delays") {
+  const Plan plan = make_plan(load_manifest((kExperiments / "torch-ddp.toml").string()), 2);
+  CHECK(labels(plan) ==
+        std::vector<std::string>{"baseline", "version=v2", "delay=rank1:layer2:30ms",
+                                 "delay=rank0:layer1:15ms", "delay=rank1:optimizer:10ms"});
+  CHECK(plan.configs[0].command.at(1) == "examples/torch/ddp_train.py");
+  CHECK(contains(plan.configs[2].resolved_json, R"("phase":"layer2")"));
+}
+
 TEST_CASE("invalid manifest corpus: every file fails with its expected message") {
   int cases = 0;
   for (const auto& entry : fs::directory_iterator(kData / "manifests/invalid")) {

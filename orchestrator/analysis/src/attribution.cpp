@@ -36,8 +36,9 @@ void decisive_collective(const std::vector<CollectiveTiming>& collectives,
   s.collective = worst->seq;
   s.total_wait_ns = worst->total_wait_ns;
   std::vector<double> waits;
-  for (double w : worst->wait_ns) {
-    if (w > stats.gap_threshold_ns()) waits.push_back(w);
+  for (std::size_t r = 0; r < worst->wait_ns.size(); ++r) {
+    const double w = worst->wait_ns[r];
+    if (w > stats.gap_threshold_ns(static_cast<int>(r))) waits.push_back(w);
   }
   s.waiting_ranks = static_cast<int>(waits.size());
   s.median_wait_ns = waits.empty() ? 0.0 : median_inplace(waits);
@@ -125,6 +126,7 @@ RunAttribution attribute_run(const storage::RunData& run, const AttributionOptio
   result.ranks = run.ranks;
   result.warmup_steps = run.warmup_steps;
   result.median_step_ms = median_step_ms(timeline.steps);
+  result.noise_note = stats.noise_note;
   std::map<int, int> last_counts;
   for (StepDecomposition& d : decompositions) {
     StepAttribution s;

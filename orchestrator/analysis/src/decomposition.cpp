@@ -134,10 +134,10 @@ class CriticalPathWalk {
       const CollectiveTiming& c = collectives_[k];
       ledger_.add(Category::kStraggler, rank, c.name, c.seq, excess);
       length -= excess;
-      if (excess > stats_.gap_threshold_ns()) {
+      if (excess > stats_.gap_threshold_ns(rank)) {
         divergences_.push_back(Culprit{
             true, rank, t_.run->names[c.name], c.seq, -1, c.step, c.seq, c.step, excess,
-            stats_.typical_gap_ns[k][static_cast<std::size_t>(rank)], stats_.gap_threshold_ns(),
+            stats_.typical_gap_ns[k][static_cast<std::size_t>(rank)], stats_.gap_threshold_ns(rank),
             t_.collectives[k].event[static_cast<std::size_t>(rank)]});
       }
     }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "robust.hpp"
@@ -50,14 +52,94 @@ std::vector<std::vector<EventIndex>> phases_by_step(const storage::RunData& run)
   return buckets;
 }
 
-void typical_durations(const Timeline& t, PhaseStats& stats) {
+int steady_steps(const Timeline& t) {
+  int n = 0;
+  for (const StepTime& s : t.steps) n += s.warmup ? 0 : 1;
+  return n;
+}
+
+// Deviations of each member of one sorted group from the median of the others, leaving out the
+// member of rank `skip_rank` entirely (-1: keep all). `relative`: value / typical - 1, else
+// value - typical.
+template <typename Sink>
+void deviations_without(const std::vector<double>& values, const std::vector<int>& ranks,
+                        int skip_rank, bool relative, std::vector<double>& scratch, Sink sink) {
+  scratch.clear();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (ranks[i] != skip_rank) scratch.push_back(values[i]);
+  }
+  for (std::size_t i = 0; i < scratch.size(); ++i) {
+    const double typical = median_without(scratch.data(), scratch.size(), i);
+    if (std::isnan(typical)) continue;
+    if (!relative) {
+      sink(scratch[i] - typical);
+    } else if (typical > 0) {
+      sink(scratch[i] / typical - 1.0);
+    }
+  }
+}
+
+// Step-to-step variation of each series (one rank's phase instance over the steady steps):
+// deviations from the series' median, pooled per (pool index, rank).
+void series_deviations(
+    const std::map<std::tuple<std::size_t, int, std::uint64_t>, std::vector<double>>& series,
+    bool relative, std::vector<std::vector<std::vector<double>>>& pools) {
+  for (const auto& [key, values] : series) {
+    if (values.size() < static_cast<std::size_t>(kMinSteadySteps)) continue;
+    const double centre = median_of(values);
+    auto& pool = pools[std::get<0>(key)][static_cast<std::size_t>(std::get<1>(key))];
+    for (double v : values) {
+      if (!relative) {
+        pool.push_back(v - centre);
+      } else if (centre > 0) {
+        pool.push_back(v / centre - 1.0);
+      }
+    }
+  }
+}
+
+enum class SmallWorld { kNone, kPeers, kSteps };
+
+SmallWorld small_world(const Timeline& t, PhaseStats& stats) {
+  const int ranks = t.ranks();
+  if (ranks < 2 || ranks > kLeaveOneOutMaxRanks) return SmallWorld::kNone;
+  if (ranks >= 3) return SmallWorld::kPeers;
+  if (steady_steps(t) >= kMinSteadySteps) return SmallWorld::kSteps;
+  stats.noise_note = "2 ranks and " + std::to_string(steady_steps(t)) +
+                     " steady steps: noise cannot be estimated without the straggler (needs " +
+                     std::to_string(kMinSteadySteps) +
+                     " steady steps); a straggler may be missed, run more steps";
+  return SmallWorld::kNone;
+}
+
+// The noise used to judge each rank, from `without[rank]`: robust sigma times `scale`, or
+// `pooled` when there is nothing to estimate it from.
+std::vector<double> sigmas_without(std::vector<std::vector<double>>& without, double scale,
+                                   double pooled) {
+  std::vector<double> result;
+  for (std::vector<double>& devs : without)
+    result.push_back(devs.empty() ? pooled : scale * robust_sigma_about_zero(devs));
+  return result;
+}
+
+// The difference of two independent noisy durations spreads sqrt(2) times as wide as one.
+constexpr double kTwoSamples = 1.4142135623730951;
+
+void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
   const storage::RunData& run = *t.run;
+  const auto ranks = static_cast<std::size_t>(std::max(run.ranks, 0));
   stats.typical_ns.assign(run.events.size(), kNaN);
   std::vector<std::vector<double>> deviations(run.names.size());
+  std::vector<std::vector<std::vector<double>>> without(
+      world == SmallWorld::kNone ? 0 : run.names.size(), std::vector<std::vector<double>>(ranks));
+  std::map<std::tuple<std::size_t, int, std::uint64_t>, std::vector<double>> series;
   std::vector<std::pair<std::uint64_t, EventIndex>> keyed;
   std::vector<std::pair<double, EventIndex>> group;
   std::vector<double> sorted;
+  std::vector<int> group_ranks;
+  std::vector<double> scratch;
   for (const std::vector<EventIndex>& step : phases_by_step(run)) {
+    const bool steady = !step.empty() && t.event(step.front()).step >= run.warmup_steps;
     keyed.clear();
     for (EventIndex e : step) keyed.emplace_back(instance_key(t.event(e)), e);
     std::sort(keyed.begin(), keyed.end());
@@ -69,12 +151,25 @@ void typical_durations(const Timeline& t, PhaseStats& stats) {
         group.emplace_back(t.duration_ns(keyed[i].second), keyed[i].second);
       std::sort(group.begin(), group.end());
       sorted.clear();
-      for (const auto& [duration, e] : group) sorted.push_back(duration);
+      group_ranks.clear();
+      for (const auto& [duration, e] : group) {
+        sorted.push_back(duration);
+        group_ranks.push_back(t.event(e).rank);
+      }
       const auto name = static_cast<std::size_t>(t.event(group.front().second).name);
       for (std::size_t i = 0; i < group.size(); ++i) {
         const double typical = median_without(sorted.data(), sorted.size(), i);
         stats.typical_ns[static_cast<std::size_t>(group[i].second)] = typical;
         if (typical > 0) deviations[name].push_back(sorted[i] / typical - 1.0);
+      }
+      if (world == SmallWorld::kPeers) {
+        for (std::size_t x = 0; x < ranks; ++x) {
+          deviations_without(sorted, group_ranks, static_cast<int>(x), true, scratch,
+                             [&](double d) { without[name][x].push_back(d); });
+        }
+      } else if (world == SmallWorld::kSteps && steady) {
+        for (std::size_t i = 0; i < group.size(); ++i)
+          series[{name, group_ranks[i], keyed[lo].first}].push_back(sorted[i]);
       }
       lo = hi;
     }
@@ -83,6 +178,22 @@ void typical_durations(const Timeline& t, PhaseStats& stats) {
   for (std::size_t n = 0; n < deviations.size(); ++n) {
     stats.sigma_relative[n] = robust_sigma_about_zero(deviations[n]);
   }
+  if (world == SmallWorld::kNone) return;
+  double scale = 1.0;
+  if (world == SmallWorld::kSteps) {
+    // Two ranks: judge each one on its peer's step-to-step variation.
+    std::vector<std::vector<std::vector<double>>> own(run.names.size(),
+                                                      std::vector<std::vector<double>>(ranks));
+    series_deviations(series, true, own);
+    for (std::size_t n = 0; n < own.size(); ++n) {
+      without[n][0] = std::move(own[n][1]);
+      without[n][1] = std::move(own[n][0]);
+    }
+    scale = kTwoSamples;
+  }
+  for (std::size_t n = 0; n < without.size(); ++n)
+    stats.sigma_relative_without.push_back(
+        sigmas_without(without[n], scale, stats.sigma_relative[n]));
 }
 
 // The end of the latest event on the rank that finished before the call at `position`.
@@ -98,13 +209,17 @@ double previous_end(const Timeline& t, int rank, std::int32_t position, double a
 }
 
 void arrival_gaps(const Timeline& t, const std::vector<CollectiveTiming>& collectives,
-                  PhaseStats& stats) {
+                  SmallWorld world, PhaseStats& stats) {
   const auto ranks = static_cast<std::size_t>(t.ranks());
   stats.gap_ns.assign(collectives.size(), std::vector<double>(ranks, kNaN));
   stats.typical_gap_ns.assign(collectives.size(), std::vector<double>(ranks, kNaN));
   std::vector<double> deviations;
+  std::vector<std::vector<double>> without(world == SmallWorld::kNone ? 0 : ranks);
+  std::map<std::tuple<std::size_t, int, std::uint64_t>, std::vector<double>> series;
   std::vector<std::pair<double, std::size_t>> sorted;
   std::vector<double> values;
+  std::vector<int> value_ranks;
+  std::vector<double> scratch;
   for (std::size_t k = 0; k < collectives.size(); ++k) {
     sorted.clear();
     for (std::size_t r = 0; r < ranks; ++r) {
@@ -118,14 +233,39 @@ void arrival_gaps(const Timeline& t, const std::vector<CollectiveTiming>& collec
     }
     std::sort(sorted.begin(), sorted.end());
     values.clear();
-    for (const auto& [gap, r] : sorted) values.push_back(gap);
+    value_ranks.clear();
+    for (const auto& [gap, r] : sorted) {
+      values.push_back(gap);
+      value_ranks.push_back(static_cast<int>(r));
+    }
     for (std::size_t i = 0; i < sorted.size(); ++i) {
       const double typical = median_without(values.data(), values.size(), i);
       stats.typical_gap_ns[k][sorted[i].second] = typical;
       if (!std::isnan(typical)) deviations.push_back(values[i] - typical);
     }
+    if (world == SmallWorld::kPeers) {
+      for (std::size_t x = 0; x < ranks; ++x) {
+        deviations_without(values, value_ranks, static_cast<int>(x), false, scratch,
+                           [&](double d) { without[x].push_back(d); });
+      }
+    } else if (world == SmallWorld::kSteps && collectives[k].step >= t.run->warmup_steps) {
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        series[{0, value_ranks[i], static_cast<std::uint64_t>(collectives[k].seq)}].push_back(
+            values[i]);
+      }
+    }
   }
   stats.sigma_gap_ns = robust_sigma_about_zero(deviations);
+  if (world == SmallWorld::kNone) return;
+  double scale = 1.0;
+  if (world == SmallWorld::kSteps) {
+    std::vector<std::vector<std::vector<double>>> own(1, std::vector<std::vector<double>>(ranks));
+    series_deviations(series, false, own);
+    without[0] = std::move(own[0][1]);
+    without[1] = std::move(own[0][0]);
+    scale = kTwoSamples;
+  }
+  stats.sigma_gap_without_ns = sigmas_without(without, scale, stats.sigma_gap_ns);
 }
 
 }  // namespace
@@ -136,7 +276,8 @@ double PhaseStats::excess_ns(const Timeline& timeline, EventIndex e) const {
 
 double PhaseStats::threshold_ns(const Timeline& timeline, EventIndex e) const {
   const double typical = typical_ns[static_cast<std::size_t>(e)];
-  const double sigma = sigma_relative[timeline.event(e).name];
+  const storage::Event& x = timeline.event(e);
+  const double sigma = sigma_for(x.name, x.rank);
   return std::max({noise.sigmas * sigma * typical, noise.relative_floor * typical, step_floor_ns,
                    noise.absolute_floor_ns});
 }
@@ -151,13 +292,26 @@ double PhaseStats::gap_excess_ns(std::size_t collective, int rank) const {
   return gap_ns[collective][r] - typical_gap_ns[collective][r];
 }
 
-double PhaseStats::gap_threshold_ns() const {
-  return std::max({noise.sigmas * sigma_gap_ns, step_floor_ns, noise.gap_floor_ns});
+double PhaseStats::sigma_for(std::size_t name, int rank) const {
+  if (name < sigma_relative_without.size() && rank >= 0 &&
+      static_cast<std::size_t>(rank) < sigma_relative_without[name].size())
+    return sigma_relative_without[name][static_cast<std::size_t>(rank)];
+  return name < sigma_relative.size() ? sigma_relative[name] : 0.0;
+}
+
+double PhaseStats::sigma_gap_for(int rank) const {
+  if (rank >= 0 && static_cast<std::size_t>(rank) < sigma_gap_without_ns.size())
+    return sigma_gap_without_ns[static_cast<std::size_t>(rank)];
+  return sigma_gap_ns;
+}
+
+double PhaseStats::gap_threshold_ns(int rank) const {
+  return std::max({noise.sigmas * sigma_gap_for(rank), step_floor_ns, noise.gap_floor_ns});
 }
 
 bool PhaseStats::gap_diverges(std::size_t collective, int rank) const {
   const double excess = gap_excess_ns(collective, rank);
-  return !std::isnan(excess) && excess > gap_threshold_ns();
+  return !std::isnan(excess) && excess > gap_threshold_ns(rank);
 }
 
 PhaseStats phase_stats(const Timeline& timeline, const std::vector<CollectiveTiming>& collectives,
@@ -167,8 +321,9 @@ PhaseStats phase_stats(const Timeline& timeline, const std::vector<CollectiveTim
   std::vector<StepTime> steps = timeline.steps;
   const double median_step = median_step_ms(steps);
   stats.step_floor_ns = std::isnan(median_step) ? 0.0 : noise.step_fraction * median_step * 1e6;
-  typical_durations(timeline, stats);
-  arrival_gaps(timeline, collectives, stats);
+  const SmallWorld world = small_world(timeline, stats);
+  typical_durations(timeline, world, stats);
+  arrival_gaps(timeline, collectives, world, stats);
   return stats;
 }
 

@@ -43,6 +43,24 @@ std::vector<std::string> workload_argv(const manifest::Configuration& config,
   return argv;
 }
 
+std::string absolute_path(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal().string();
+}
+
+// The folder of the `culprit` Python module: CULPRIT_PYTHON_DIR, else the source tree's.
+std::string python_module_dir(const EnvLookup& lookup) {
+  if (auto dir = lookup("CULPRIT_PYTHON_DIR"); dir && !dir->empty()) return *dir;
+#ifdef CULPRIT_SOURCE_PYTHON_DIR
+  std::error_code ec;
+  if (fs::is_directory(fs::path(CULPRIT_SOURCE_PYTHON_DIR) / "culprit", ec))
+    return CULPRIT_SOURCE_PYTHON_DIR;
+#endif
+  return "";
+}
+
 const char* srun_binding(const std::string& binding) {
   if (binding == "core") return "cores";
   if (binding == "socket") return "sockets";
@@ -96,16 +114,28 @@ LaunchEnvironment detect_launch_environment(const EnvLookup& lookup_in) {
   }
   env.is_root = geteuid() == 0;
   env.workload_dir = executable_dir();
+  env.python_path = python_module_dir(lookup);
+  if (auto inherited = lookup("PYTHONPATH"); inherited && !inherited->empty()) {
+    env.python_path = env.python_path.empty() ? *inherited : env.python_path + ":" + *inherited;
+  }
   return env;
 }
 
 LaunchCommand build_launch_command(const manifest::Configuration& config,
-                                   const std::string& config_path, const std::string& run_file,
-                                   const LaunchEnvironment& env) {
+                                   const std::string& config_path_in,
+                                   const std::string& run_file_in, const LaunchEnvironment& env) {
+  const std::string config_path = absolute_path(config_path_in);
+  const std::string run_file = absolute_path(run_file_in);
   LaunchCommand command;
   command.env = config.env;
   command.env["CULPRIT_CONFIG"] = config_path;
   command.env["CULPRIT_RUN_FILE"] = run_file;
+  if (!env.python_path.empty()) {
+    const auto own = config.env.find("PYTHONPATH");
+    command.env["PYTHONPATH"] = own == config.env.end() || own->second.empty()
+                                    ? env.python_path
+                                    : env.python_path + ":" + own->second;
+  }
   const std::vector<std::string> workload = workload_argv(config, config_path, run_file, env);
   if (config.backend == "sim") {
     command.launcher = "direct";

@@ -4,6 +4,8 @@
 
 #include "culprit/manifest/model_keys.hpp"
 #include "culprit/manifest/sha256.hpp"
+#include "diagnostics.hpp"
+#include "parse_inject.hpp"
 #include "stepmodel/config.hpp"
 
 namespace culprit::manifest::detail {
@@ -34,10 +36,11 @@ struct ModelOrigin {
 class ConfigChecker {
  public:
   ConfigChecker(const stepmodel::RunConfig& run, const std::string& label, bool ranks_varied,
-                Diagnostics& diag)
+                bool custom_command, Diagnostics& diag)
       : run_(run),
         in_(" in configuration '" + label + "'"),
         ranks_varied_(ranks_varied),
+        custom_command_(custom_command),
         diag_(diag) {}
 
   void rank(int rank, const std::string& path, const SourceLocation& where) {
@@ -62,8 +65,16 @@ class ConfigChecker {
   void delay(const DelayInjection& d, const std::string& path, const SourceLocation& where) {
     if (d.rank != stepmodel::kEveryRank) rank(d.rank, path, where);
     const auto& m = run_.model;
-    // A measured schedule has its own layers and collectives; the GEMM step's checks don't apply.
-    const bool gemm = m.schedule.empty() && d.phase.starts_with("gemm.");
+    if (!custom_command_ && m.schedule.empty() && !d.phase.empty() &&
+        !is_builtin_phase(d.phase)) {
+      diag_.add(where, path + ".phase",
+                "a phase of culprit-step (" + join(phase_names(), ", ") + ")" + in_,
+                "\"" + d.phase + "\"",
+                "region names of your own program need a version with its own command");
+    }
+    // A measured schedule and a custom program have their own layers and collectives; the GEMM
+    // step's checks don't apply.
+    const bool gemm = m.schedule.empty() && d.phase.starts_with("gemm.") && !custom_command_;
     if (gemm && d.layer >= m.layers) {
       diag_.add(where, path + ".layer",
                 "a layer from 0 to " + std::to_string(m.layers - 1) + " or -1 (all)" + in_,
@@ -75,7 +86,7 @@ class ConfigChecker {
           "a microbatch from 0 to " + std::to_string(m.microbatches - 1) + " or -1 (all)" + in_,
           std::to_string(d.microbatch), "use an existing microbatch");
     }
-    if (m.schedule.empty() && d.phase == "allreduce" && d.layer >= m.buckets) {
+    if (m.schedule.empty() && d.phase == "allreduce" && d.layer >= m.buckets && !custom_command_) {
       diag_.add(where, path + ".layer",
                 "a bucket index from 0 to " + std::to_string(m.buckets - 1) +
                     " or -1 (for allreduce, layer selects the bucket)" + in_,
@@ -135,6 +146,7 @@ class ConfigChecker {
   const stepmodel::RunConfig& run_;
   std::string in_;
   bool ranks_varied_;
+  bool custom_command_;  // a version's own program: its regions, not culprit-step's model
   Diagnostics& diag_;
 };
 
@@ -243,7 +255,8 @@ Composed compose(const Manifest& manifest, const Selection& selection, Diagnosti
   if (version != nullptr) add_injections(version->inject, run.inject);
   for (const auto& d : selection.delays) run.inject.delays.push_back(d.value);
 
-  ConfigChecker check(run, config.label, selection.ranks.has_value(), diagnostics);
+  const bool custom_command = version != nullptr && !version->command.empty();
+  ConfigChecker check(run, config.label, selection.ranks.has_value(), custom_command, diagnostics);
   check.model(origin);
   check_injections(check, manifest.baseline.inject);
   if (version != nullptr) check_injections(check, version->inject);
@@ -269,8 +282,9 @@ Composed compose(const Manifest& manifest, const Selection& selection, Diagnosti
   resolved["config_label"] = run.config_label;
   config.resolved_json = Json(resolved).dump();
 
-  if (diagnostics.size() == problems_before) {
-    // What we hand to the workload must be what its parser accepts; a mismatch is our bug.
+  if (diagnostics.size() == problems_before && !custom_command) {
+    // What we hand to the workload must be what its parser accepts; a mismatch is our bug. (A
+    // custom program has its own parser and region names: culprit-step's is not its judge.)
     try {
       (void)stepmodel::parse_run_config(config.resolved_json);
     } catch (const std::invalid_argument& e) {

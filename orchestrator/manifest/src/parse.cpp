@@ -173,7 +173,27 @@ ReducedFrom parse_reduced_from(TomlReader& reader, const toml::table& table) {
   return from;
 }
 
-void parse_baseline(TomlReader& reader, const toml::table& table, BaselineSpec& baseline) {
+// Whether version `name` of the raw manifest runs its own program (a `command`): delays sent to
+// it name that program's regions, not culprit-step's phases.
+bool runs_custom_command(const toml::table& root, const std::string& name) {
+  const toml::node* versions = root.get("versions");
+  const toml::table* table = versions ? versions->as_table() : nullptr;
+  const toml::node* version = table ? table->get(name) : nullptr;
+  const toml::table* spec = version ? version->as_table() : nullptr;
+  return spec != nullptr && spec->contains("command");
+}
+
+// The baseline's version as written (before validation), "" when absent.
+std::string raw_baseline_version(const toml::table& root) {
+  const toml::node* baseline = root.get("baseline");
+  const toml::table* table = baseline ? baseline->as_table() : nullptr;
+  const toml::node* version = table ? table->get("version") : nullptr;
+  const auto name = version ? version->value_exact<std::string>() : std::nullopt;
+  return name.value_or("");
+}
+
+void parse_baseline(TomlReader& reader, const toml::table& table, BaselineSpec& baseline,
+                    bool any_phase) {
   const std::string p = "baseline";
   baseline.where = reader.at(table);
   reader.only_keys(table, p, kBaselineKeys);
@@ -196,7 +216,7 @@ void parse_baseline(TomlReader& reader, const toml::table& table, BaselineSpec& 
     }
   }
   if (const toml::node* inject = table.get("inject")) {
-    baseline.inject = detail::parse_inject(reader, *inject, "baseline.inject");
+    baseline.inject = detail::parse_inject(reader, *inject, "baseline.inject", any_phase);
   }
 }
 
@@ -279,13 +299,14 @@ VersionSpec parse_version(TomlReader& reader, const std::string& name, const tom
     version.model = parse_model(reader, *model, child_path(p, "model"));
   }
   if (const toml::node* inject = table->get("inject")) {
-    version.inject = detail::parse_inject(reader, *inject, child_path(p, "inject"));
+    version.inject =
+        detail::parse_inject(reader, *inject, child_path(p, "inject"), !version.command.empty());
   }
   return version;
 }
 
 VaryLevel parse_level(TomlReader& reader, const VarySpec& vary, const toml::node& node,
-                      const std::string& path) {
+                      const std::string& path, bool any_phase) {
   VaryLevel level;
   level.path = path;
   level.where = reader.at(node);
@@ -296,14 +317,14 @@ VaryLevel parse_level(TomlReader& reader, const VarySpec& vary, const toml::node
       level.ranks = static_cast<int>(*ranks);
     }
   } else if (vary.factor == "delay") {
-    if (auto delay = detail::parse_delay(reader, node, path)) level.delay = delay->value;
+    if (auto delay = detail::parse_delay(reader, node, path, any_phase)) level.delay = delay->value;
   } else if (const detail::ModelKey* key = detail::find_model_key(vary.model_key)) {
     if (auto value = reader.model_value(node, *key, path)) level.model_value = *value;
   }
   return level;
 }
 
-std::vector<VarySpec> parse_vary(TomlReader& reader, const toml::node& node) {
+std::vector<VarySpec> parse_vary(TomlReader& reader, const toml::node& node, bool any_phase) {
   std::vector<VarySpec> blocks;
   const toml::array* array = node.as_array();
   if (array == nullptr || !array->is_array_of_tables()) {
@@ -341,7 +362,7 @@ std::vector<VarySpec> parse_vary(TomlReader& reader, const toml::node& node) {
       } else if (factor_ok) {
         for (std::size_t j = 0; j < items->size(); ++j) {
           vary.levels.push_back(
-              parse_level(reader, vary, *items->get(j), item_path(levels_path, j)));
+              parse_level(reader, vary, *items->get(j), item_path(levels_path, j), any_phase));
         }
       }
     }
@@ -514,8 +535,11 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   if (auto* t = section(reader, root, "stats", "[stats] alpha = 0.05")) {
     parse_stats(reader, *t, manifest.settings);
   }
+  // Delays of the baseline and of [[vary]] levels run in the baseline's version: a custom
+  // program there accepts its own region names as phases (compose checks the rest).
+  const bool baseline_custom = runs_custom_command(root, raw_baseline_version(root));
   if (auto* t = section(reader, root, "baseline", "[baseline] ranks = 2")) {
-    parse_baseline(reader, *t, manifest.baseline);
+    parse_baseline(reader, *t, manifest.baseline, baseline_custom);
   }
   if (auto* t = section(reader, root, "versions", "[versions.v2] command = [...]")) {
     for (const auto& [key, node] : *t) {
@@ -529,7 +553,9 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
       manifest.versions[name] = parse_version(reader, name, node);
     }
   }
-  if (const toml::node* vary = root.get("vary")) manifest.vary = parse_vary(reader, *vary);
+  if (const toml::node* vary = root.get("vary")) {
+    manifest.vary = parse_vary(reader, *vary, baseline_custom);
+  }
   if (auto* t = section(reader, root, "reduced_from", "[reduced_from] delta_ms = 72.5")) {
     manifest.reduced_from = parse_reduced_from(reader, *t);
   }

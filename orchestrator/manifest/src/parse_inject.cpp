@@ -86,7 +86,8 @@ void read_delay_steps(TomlReader& reader, const toml::node& node, const std::str
 
 std::optional<Located<stepmodel::DelayInjection>> parse_delay(TomlReader& reader,
                                                               const toml::node& node,
-                                                              const std::string& path) {
+                                                              const std::string& path,
+                                                              bool any_phase) {
   const toml::table* entry = node.as_table();
   if (entry == nullptr) {
     reader.problem(reader.at(node), path, "a delay table { rank, phase, ms, ... }", describe(node),
@@ -108,9 +109,17 @@ std::optional<Located<stepmodel::DelayInjection>> parse_delay(TomlReader& reader
   }
   if (const toml::node* phase =
           reader.required(*entry, "phase", path, "a phase name", "phase = \"gemm.fwd\"")) {
-    if (auto value = reader.text(*phase, child_path(path, "phase"), reader.delay_phases(),
-                                 "phase = \"gemm.fwd\"")) {
-      delay.phase = *value;
+    const std::vector<std::string> none;
+    if (auto value = reader.text(*phase, child_path(path, "phase"),
+                                 any_phase ? none : reader.delay_phases(), "phase = \"gemm.fwd\"")) {
+      if (std::any_of(value->begin(), value->end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+        reader.problem(reader.at(*phase), child_path(path, "phase"),
+                       "a region name without control characters", "a name with one",
+                       "write the region's name as the program records it, e.g. \"layer2\"");
+      } else {
+        delay.phase = *value;
+      }
     }
   }
   reader.read(*entry, "layer", path, delay.layer, -1, kMaxIndex, "layer = 1");
@@ -135,7 +144,8 @@ std::optional<Located<stepmodel::DelayInjection>> parse_delay(TomlReader& reader
   return Located<stepmodel::DelayInjection>{delay, path, reader.at(node)};
 }
 
-InjectionSpec parse_inject(TomlReader& reader, const toml::node& node, const std::string& path) {
+InjectionSpec parse_inject(TomlReader& reader, const toml::node& node, const std::string& path,
+                           bool any_phase) {
   InjectionSpec spec;
   const toml::table* inject = node.as_table();
   if (inject == nullptr) {
@@ -146,7 +156,7 @@ InjectionSpec parse_inject(TomlReader& reader, const toml::node& node, const std
   reader.only_keys(*inject, path, {"delays", "slowdowns", "clock_skews", "faults"});
 
   each_entry(reader, *inject, "delays", path, [&](const toml::table& entry, const std::string& p) {
-    if (auto delay = parse_delay(reader, entry, p)) spec.delays.push_back(*delay);
+    if (auto delay = parse_delay(reader, entry, p, any_phase)) spec.delays.push_back(*delay);
   });
   each_entry(
       reader, *inject, "slowdowns", path, [&](const toml::table& entry, const std::string& p) {

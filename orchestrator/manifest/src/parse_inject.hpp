@@ -2,6 +2,7 @@
 // [*.inject] tables and delay levels: the same keys as the resolved configuration's "inject"
 // (docs/schema.md), with `steps = N` or `steps = [first, last]` as a shorthand.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -9,9 +10,24 @@
 
 namespace culprit::manifest::detail {
 
-InjectionSpec parse_inject(TomlReader& reader, const toml::node& node, const std::string& path);
+inline const std::vector<std::string>& phase_names() {
+  static const std::vector<std::string> names = {"gemm.fwd", "gemm.bwd.dgrad", "gemm.bwd.wgrad",
+                                                 "allreduce", "optimizer"};
+  return names;
+}
+
+inline bool is_builtin_phase(const std::string& phase) {
+  const auto& names = phase_names();
+  return std::find(names.begin(), names.end(), phase) != names.end();
+}
+
+// `any_phase`: the delays go to a custom program (a version's `command`), whose phases are its
+// own region names, so any name is accepted; else only culprit-step's phase_names().
+InjectionSpec parse_inject(TomlReader& reader, const toml::node& node, const std::string& path,
+                           bool any_phase = false);
 std::optional<Located<stepmodel::DelayInjection>> parse_delay(TomlReader& reader,
                                                               const toml::node& node,
-                                                              const std::string& path);
+                                                              const std::string& path,
+                                                              bool any_phase = false);
 
 }  // namespace culprit::manifest::detail

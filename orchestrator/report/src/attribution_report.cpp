@@ -65,6 +65,12 @@ void write_summary(JsonWriter& json, const analysis::RunAttribution& a) {
   json.end_array();
   json.field("undecided_steps", a.undecided_steps);
   json.field("partial", a.partial);
+  json.key("noise_note");
+  if (a.noise_note.empty()) {
+    json.null();
+  } else {
+    json.value(a.noise_note);
+  }
   json.key("delay_costs")
       .begin_object()
       .field("total_wait_ms", ms(a.costs.total_wait_ns))
@@ -250,7 +256,9 @@ std::string attribution_text(const analysis::RunAttribution& a) {
         "(summed waits {:.2f} ms per step) - waiting is the symptom, not the cause",
         a.symptom.waiting_ranks, a.symptom.median_wait_ms, c.collective, a.symptom.total_wait_ms));
   } else {
-    line("culprit: none - no phase diverges from its peers beyond noise in enough steps");
+    line(a.noise_note.empty()
+             ? "culprit: none - no phase diverges from its peers beyond noise in enough steps"
+             : "culprit: cannot decide - " + a.noise_note);
   }
   if (!a.last_arriver_counts.empty()) {
     std::string counts;

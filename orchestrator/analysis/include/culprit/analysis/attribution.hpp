@@ -78,6 +78,9 @@ struct RunAttribution {
   // A partial import (meta.partial = 1: some of the job's ranks only): every collective misses
   // members that may have arrived last, so no last arriver is decided.
   bool partial = false;
+  // Non-empty when noise could not be estimated without the straggler (PhaseStats::noise_note):
+  // "culprit: none" then means "cannot decide", not "nobody".
+  std::string noise_note;
   DelayCosts costs;  // over steady-state collectives
   WhatIf what_if;    // culprit rank at the peers' median (rank -1: no culprit)
   Efficiency efficiency;

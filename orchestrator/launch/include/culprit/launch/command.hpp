@@ -23,6 +23,10 @@ struct LaunchEnvironment {
   bool is_root = false;          // geteuid() == 0: Open MPI needs --allow-run-as-root
   std::string binding = "none";  // CULPRIT_BIND: none | core | socket | hwthread
   std::string workload_dir;      // where culprit-step / culprit-sim are looked for first
+  // PYTHONPATH for launched commands: the folder holding the `culprit` Python module
+  // (CULPRIT_PYTHON_DIR, else the source tree's python/), then the inherited PYTHONPATH.
+  // Empty: PYTHONPATH is left alone.
+  std::string python_path;
 };
 
 // Looks up an environment variable; nullopt when unset.
@@ -44,7 +48,9 @@ struct LaunchCommand {
 };
 
 // The command for one run of `config`: `config_path` is its resolved configuration JSON,
-// `run_file` where the workload must write its run file.
+// `run_file` where the workload must write its run file. Both are made absolute (in argv
+// placeholders and in CULPRIT_CONFIG / CULPRIT_RUN_FILE), so a wrapper that changes directory
+// still finds them.
 LaunchCommand build_launch_command(const manifest::Configuration& config,
                                    const std::string& config_path, const std::string& run_file,
                                    const LaunchEnvironment& env);

@@ -1,0 +1,52 @@
+# The culprit Python module (python/culprit) with real torch: its unit tests (one process), the
+# run-file schema against culprit-step's, absolute placeholders through a wrapper that changes
+# directory, and the example DDP script under `culprit run` with real mpirun (scripts under
+# python/). CI installs Debian's python3-torch (scripts/bootstrap); the interpreter used is the
+# first python3 that imports torch.
+set(_python_candidates)
+if(Python3_EXECUTABLE)
+  list(APPEND _python_candidates ${Python3_EXECUTABLE})
+endif()
+list(APPEND _python_candidates /usr/bin/python3)
+find_program(_python_on_path python3)
+if(_python_on_path)
+  list(APPEND _python_candidates ${_python_on_path})
+endif()
+set(CULPRIT_TORCH_PYTHON "" CACHE FILEPATH "python3 with torch, for the Python module's tests")
+if(NOT CULPRIT_TORCH_PYTHON)
+  foreach(_candidate ${_python_candidates})
+    execute_process(COMMAND ${_candidate} -c "import torch.distributed"
+      RESULT_VARIABLE _torch_rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 120)
+    if(_torch_rc EQUAL 0)
+      set(CULPRIT_TORCH_PYTHON ${_candidate} CACHE FILEPATH
+        "python3 with torch, for the Python module's tests" FORCE)
+      break()
+    endif()
+  endforeach()
+endif()
+set(_py_scripts ${CMAKE_CURRENT_LIST_DIR}/python)
+set(_py_work ${CMAKE_CURRENT_BINARY_DIR}/python)
+if(NOT CULPRIT_TORCH_PYTHON)
+  message(STATUS "culprit: no python3 with torch found: the python.* tests fail until "
+                 "python3-torch is installed (scripts/bootstrap)")
+  set(CULPRIT_TORCH_PYTHON python3-with-torch-not-found)
+endif()
+add_test(NAME unit.python_module
+  COMMAND ${CULPRIT_TORCH_PYTHON} -m unittest discover -s ${CMAKE_SOURCE_DIR}/tests/unit/python)
+set_tests_properties(unit.python_module PROPERTIES LABELS unit TIMEOUT 120)
+add_test(NAME integration.python.schema_matches
+  COMMAND ${CULPRIT_BASH} ${_py_scripts}/schema_matches.sh ${CULPRIT_BIN_DIR} ${CULPRIT_MPIRUN}
+          ${_py_work}/schema_matches ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR})
+set_tests_properties(integration.python.schema_matches PROPERTIES LABELS integration TIMEOUT 120
+  RESOURCE_LOCK mpi)
+add_test(NAME integration.python.wrapper_changes_directory
+  COMMAND ${CULPRIT_BASH} ${_py_scripts}/wrapper_changes_directory.sh ${CULPRIT_BIN_DIR}
+          ${_py_work}/wrapper_changes_directory ${CMAKE_SOURCE_DIR})
+set_tests_properties(integration.python.wrapper_changes_directory PROPERTIES LABELS integration
+  TIMEOUT 120 RESOURCE_LOCK mpi)
+add_test(NAME integration.python.ddp_validate
+  COMMAND ${CULPRIT_BASH} ${_py_scripts}/ddp_validate.sh ${CULPRIT_BIN_DIR}
+          ${_py_work}/ddp_validate ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR})
+# Timing-sensitive (real torch on 2 ranks): keep other tests off the two cores meanwhile.
+set_tests_properties(integration.python.ddp_validate PROPERTIES LABELS integration TIMEOUT 900
+  RUN_SERIAL TRUE)

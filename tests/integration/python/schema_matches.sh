@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The run-file DDL has one owner (workloads/stepclock/src/runfile_schema.cpp); the Python module
+# carries a copy (python/culprit/runfile.py). A run file written by each must have the same
+# tables, the same columns (PRAGMA table_info: name, type, not null, default, primary key) and
+# the same indexes, so the copy cannot drift silently.
+# Usage: schema_matches.sh BIN_DIR MPIRUN WORK_DIR TORCH_PYTHON SOURCE_DIR
+set -euo pipefail
+bin=$1 mpirun=$2 work=$3 py=$4 src=$5
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+cat > config.json <<'JSON'
+{"experiment": "schema", "config_label": "baseline", "repetition": 0, "seed": 1,
+ "backend": "cpu", "ranks": 1, "warmup_steps": 0, "steps": 1,
+ "model": {"layers": 1, "microbatches": 1, "tokens": 8, "hidden": 8, "buckets": 1,
+           "compute": "sleep", "flops_per_s": 1e10},
+ "inject": {"delays": []}}
+JSON
+flags=(--bind-to none)
+[[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
+"$mpirun" "${flags[@]}" -np 1 "$bin/culprit-step" --config config.json --out step.db
+PYTHONPATH="$src/python" "$py" - <<'PY'
+import sqlite3, culprit
+clock = culprit.StepClock(config="config.json", run_file="python.db")
+for s in clock.steps():
+    with clock.step(s):
+        with clock.region("layer0"):
+            pass
+clock.finish()
+
+def schema(path):
+    db = sqlite3.connect(path)
+    tables = [r[0] for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    out = {}
+    for t in tables:
+        out[t] = {"columns": db.execute("PRAGMA table_info(%s)" % t).fetchall(),
+                  "indexes": sorted((i[1].split("_", 2)[-1] if i[3] == "pk" else i[1], i[2], i[3])
+                                    for i in db.execute("PRAGMA index_list(%s)" % t))}
+    return out
+
+step, python = schema("step.db"), schema("python.db")
+assert set(step) == {"meta", "config_echo", "provenance", "clock_models", "events"}, step.keys()
+assert sorted(step) == sorted(python), (sorted(step), sorted(python))
+for table in step:
+    assert step[table] == python[table], (table, step[table], python[table])
+print("ok: %d tables, identical columns and indexes" % len(step))
+PY
