@@ -27,6 +27,8 @@ if(TARGET stepclock_shared)
     VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
   install(FILES ${CMAKE_BINARY_DIR}/stepclockConfig.cmake
     ${CMAKE_BINARY_DIR}/stepclockConfigVersion.cmake DESTINATION ${stepclock_cmake_dir})
+  # From PREFIX/<libdir>/pkgconfig back to PREFIX (libdir may be lib/x86_64-linux-gnu).
+  file(RELATIVE_PATH stepclock_pc_to_prefix "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
   configure_file(${CMAKE_SOURCE_DIR}/cmake/stepclock.pc.in ${CMAKE_BINARY_DIR}/stepclock.pc @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/stepclock.pc
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

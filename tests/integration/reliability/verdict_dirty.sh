@@ -4,12 +4,14 @@
 # configuration); now the checkout is named by its changes and judged like any other.
 source "$(dirname "$0")/common.sh"
 cp "$DATA/bisect/git.toml" manifest.toml
-sed -i 's/^repetitions = 5/repetitions = 3/; s/^steps = 10/steps = 5/' manifest.toml
+# As few runs as a judgement takes: only the naming is checked here, not the verdict.
+sed -i 's/^repetitions = 5/repetitions = 2/; s/^steps = 10/steps = 4/; s/^max_repetitions = 15/max_repetitions = 2/' manifest.toml
 export GIT_AUTHOR_NAME=culprit GIT_AUTHOR_EMAIL=culprit@example.com
 export GIT_COMMITTER_NAME=culprit GIT_COMMITTER_EMAIL=culprit@example.com
 git init -q -b main repo
 echo "compute_scale = 1.0" > repo/model.toml
-git -C repo add model.toml && git -C repo commit -q -m c0 && git -C repo tag good
+echo "built-model.toml" > repo/.gitignore  # the build's output, as a real build's would be
+git -C repo add model.toml .gitignore && git -C repo commit -q -m c0 && git -C repo tag good
 echo "c1" > repo/history.txt
 git -C repo add history.txt && git -C repo commit -q -m c1 && git -C repo tag bad
 HEAD12=$(git -C repo rev-parse HEAD | cut -c1-12)
