@@ -68,5 +68,23 @@ sqlite3 s.db "UPDATE runs SET status = 'failed', first_event_rowid = NULL, last_
 expect_rc "attribute of a failed run" 2 "$CULPRIT" attribute "$FAILED" --db s.db
 expect_log "the failed run is named" "run $FAILED"
 ! grep -q "internal error" err.log || fail "attribute of a failed run is an internal error: $(cat err.log)"
+
+# Defect 14: a typo in --experiment is not an empty result; two formats at once are refused;
+# merge checks every input before it creates or changes OUT.
+expect_rc "runs --experiment typo" 2 "$CULPRIT" runs --db s.db --experiment launch-smal
+expect_log "the stored experiments are listed" "no experiment 'launch-smal' in s.db \(it holds: launch-small\)"
+expect_rc "export --experiment typo" 2 "$CULPRIT" export --db s.db --experiment launch-smal
+expect_rc "export --format csv --json" 2 "$CULPRIT" export --db s.db --format csv --json
+expect_log "the conflict is named" "--json and --format csv ask for two formats"
+expect_rc "merge with a missing input" 2 "$CULPRIT" merge merged.db s.db missing.db
+expect_log "the missing input is named" "shard database missing.db does not exist; nothing was merged"
+[[ ! -e merged.db ]] || fail "merge created OUT before it checked its inputs"
+expect_rc "merge with a garbage input" 2 "$CULPRIT" merge merged.db s.db garbage.db
+[[ ! -e merged.db ]] || fail "merge created OUT before it checked a garbage input"
+sed 's/^steps = 4/steps = 5/' "$MANIFEST" > changed.toml
+"$CULPRIT" run changed.toml --db other.db --shard 1/3 2> other.log || fail "changed sweep: $(cat other.log)"
+expect_rc "merge of shards of different manifests" 2 "$CULPRIT" merge merged.db s.db other.db
+expect_log "the conflict names both files" "was run from different manifests in s.db and other.db"
+[[ ! -e merged.db ]] || fail "merge left a half-merged OUT"
 expect_eq "integrity_check" "$(q s.db "PRAGMA integrity_check")" ok
 echo "ok: read-only stores read, foreign and broken files refused with exit 2"
