@@ -14,3 +14,14 @@ if(CULPRIT_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# libFuzzer builds instrument every target for coverage, ASan and UBSan; the fuzz executables
+# add -fsanitize=fuzzer at link time (tests/fuzz/CMakeLists.txt).
+if(CULPRIT_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "culprit: -DCULPRIT_FUZZ=ON needs clang (CC=clang-14 CXX=clang++-14)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -39,6 +39,16 @@ int attribute(const AttributeArgs& args) {
       auto store =
           storage::open_existing_store(args.common.db.empty() ? "culprit.db" : args.common.db);
       run = storage::load_run(*store, *args.run_id);
+      if (run.events.empty()) {
+        const std::string id = std::to_string(*args.run_id);
+        throw UsageError("run " + id + " in " + store->path() + " has no events to attribute (" +
+                         store
+                             ->query_text("SELECT status || coalesce(': ' || nullif(error, ''), "
+                                          "'') FROM runs WHERE id = " +
+                                          id)
+                             .value_or("?") +
+                         "): attribute an ok run (see `culprit runs`)");
+      }
       if (options.peak_flops_per_device <= 0)
         options.peak_flops_per_device = analysis::configured_peak_flops(*store, *args.run_id);
     }

@@ -65,8 +65,13 @@ void register_export(CLI::App& app, Outcome& outcome) {
   command->add_option("--format", o->format, "csv (default) or json")
       ->check(CLI::IsMember({"csv", "json"}));
   command->add_option("--experiment", o->experiment, "Only the steps of this experiment (name)");
-  command->callback([&outcome, o] {
+  command->callback([&outcome, o, command] {
+    if (o->common.json && command->count("--format") > 0 && o->format != "json") {
+      throw UsageError("--json and --format " + o->format +
+                       " ask for two formats: pass one of them (--json is --format json)");
+    }
     auto db = storage::open_existing_store(o->common.db.empty() ? "culprit.db" : o->common.db);
+    storage::check_experiment_exists(*db, o->experiment);
     const auto rows = storage::export_steps(*db, o->experiment);
     (o->common.json || o->format == "json") ? print_json(rows) : print_csv(rows);
     outcome.exit_code = exit_code::kOk;

@@ -1,12 +1,16 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
 #include "command.hpp"
 #include "culprit/build_info.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/launch/interrupt.hpp"
 
 namespace {
 
@@ -17,9 +21,32 @@ void print_version() {
             << ", nccl: " << (culprit::build::kHaveNccl ? "yes" : "no") << "\n";
 }
 
+// Every result goes through stdout: a write that failed (full disk, /dev/full, a closed file)
+// must not end with exit 0 and a truncated result.
+int check_output(int code) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!failed) return code;
+  const int error = errno;
+  spdlog::error(
+      "cannot write the output to stdout ({}): the result is incomplete; free space or "
+      "write it elsewhere",
+      error != 0 ? std::strerror(error) : "write error");
+  return culprit::cli::exit_code::kInternal;
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  return check_output(run(argc, argv));
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   // Results go to stdout; every log line goes to stderr so `--json` output stays parseable.
   spdlog::set_default_logger(spdlog::stderr_color_mt("culprit"));
   spdlog::set_pattern("culprit: %^%l%$: %v");
@@ -45,6 +72,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : exit_code::kUsage;
+  } catch (const culprit::launch::Interrupted& e) {
+    spdlog::error("{}", e.what());
+    return e.exit_code();
   } catch (const culprit::UsageError& e) {
     spdlog::error("{}", e.what());
     return exit_code::kUsage;
@@ -71,3 +101,5 @@ int main(int argc, char** argv) {
   }
   return outcome.exit_code;
 }
+
+}  // namespace

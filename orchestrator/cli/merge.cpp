@@ -27,6 +27,7 @@ void register_merge(CLI::App& app, Outcome& outcome) {
       ->required();
   add_json_flag(*command, o->common);
   command->callback([&outcome, o] {
+    storage::check_merge_inputs(o->output, o->inputs);
     auto db = storage::open_store(o->output);
     manifest::Json::Array reports;
     for (const auto& input : o->inputs) {

@@ -62,6 +62,7 @@ class SweepProgress : public launch::ProgressSink {
     const std::string line =
         fmt::format("[{}/{}] {} #{} (run {}): {} ({:.1f} s)", p.index, p.total, p.config,
                     p.repetition, r.run_id, outcome_text(r), r.wall_s);
+    if (!r.warning.empty()) spdlog::warn("run {}: {}", r.run_id, r.warning);
     if (r.status == "ok") {
       spdlog::info("{}", line);
     } else {
@@ -111,6 +112,8 @@ void print_result(const RunOptions& o, const std::string& db, const launch::Exec
     doc["executed"] = static_cast<int>(r.runs.size());
     doc["not_ok"] = r.not_ok;
     doc["stopped_early"] = r.stopped_early;
+    doc["stop_reason"] = r.stop_reason;
+    doc["pending"] = r.pending;
     doc["runs"] = runs;
     std::cout << manifest::Json(doc).dump() << "\n";
     return;
@@ -119,12 +122,24 @@ void print_result(const RunOptions& o, const std::string& db, const launch::Exec
       "{} planned run(s) in {}: {} ok, {} not ok ({} executed now, {} already "
       "ok{})\n",
       r.planned, db, r.planned - r.not_ok, r.not_ok, r.runs.size(), r.already_ok,
-      r.stopped_early ? ", stopped by --fail-fast" : "");
+      r.stopped_early ? ", stopped: " + r.stop_reason : std::string());
+  bool failed_kept = false;
   for (const auto& run : r.runs) {
     if (run.status != "ok") {
       std::cout << fmt::format("  run {} {} #{}: {}\n", run.run_id, run.config, run.repetition,
                                outcome_text(run));
+      failed_kept = failed_kept || run.status != "interrupted";
     }
+  }
+  if (r.pending > 0) {
+    std::cout << fmt::format("{} run(s) left pending: `culprit run {}` again continues\n",
+                             r.pending, o.manifest);
+  }
+  if (failed_kept || r.not_ok > r.pending) {
+    std::cout << fmt::format(
+        "failed runs are kept as they are: fix the cause, then `culprit run {} --retry-failed` "
+        "runs them again\n",
+        o.manifest);
   }
 }
 

@@ -55,6 +55,7 @@ void register_runs(CLI::App& app, Outcome& outcome) {
   command->add_option("--experiment", o->experiment, "Only the runs of this experiment (name)");
   command->callback([&outcome, o] {
     auto db = storage::open_existing_store(o->common.db.empty() ? "culprit.db" : o->common.db);
+    storage::check_experiment_exists(*db, o->experiment);
     const auto runs = storage::list_runs(*db, o->experiment);
     o->common.json ? print_json(runs) : print_table(runs);
     outcome.exit_code = exit_code::kOk;

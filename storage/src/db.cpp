@@ -6,9 +6,25 @@
 namespace culprit::storage {
 
 Db::Db(const std::string& path, Mode mode) : path_(path) {
-  const int flags =
-      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  std::string name = path;
+  if (mode == Mode::kReadOnly) flags = SQLITE_OPEN_READONLY;
+  if (mode == Mode::kImmutable) {
+    flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    name = "file:";
+    for (const char c : path) {  // percent-encode what a URI path cannot hold as is
+      if (c == '%' || c == '?' || c == '#') {
+        static const char* const kHex = "0123456789ABCDEF";
+        name += '%';
+        name += kHex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+        name += kHex[static_cast<unsigned char>(c) & 0xF];
+      } else {
+        name += c;
+      }
+    }
+    name += "?immutable=1";
+  }
+  if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
@@ -21,6 +37,7 @@ Db::Db(const std::string& path, Mode mode) : path_(path) {
 
 Db::~Db() {
   sqlite3_close(db_);
+  held_.reset();  // the writer lock goes only after the last write is on disk
 }
 
 void Db::fail(std::string_view what) const {

@@ -21,6 +21,16 @@ std::runtime_error bad_run_file(const std::string& path, const std::string& why)
   return std::runtime_error("bad run file " + path + ": " + why);
 }
 
+// SQLite's own words, without the "database <store>: ...: " prefix Db adds: the problem is the
+// run file, and naming the results store there misleads.
+std::string sqlite_reason(Db& store, const std::string& what) {
+  const std::string prefix = "database " + store.path() + ": ";
+  if (what.rfind(prefix, 0) != 0) return what;
+  const std::string rest = what.substr(prefix.size());
+  const auto last = rest.rfind(": ");
+  return last == std::string::npos ? rest : rest.substr(last + 2);
+}
+
 // True when run.events has exactly the store's event columns, in the same order.
 bool run_file_events_match_store(Db& store) {
   auto columns = [&](const char* schema) {
@@ -41,7 +51,7 @@ AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(st
   try {
     attach.run();
   } catch (const std::runtime_error& e) {
-    throw bad_run_file(path, e.what());
+    throw bad_run_file(path, sqlite_reason(store_, e.what()));
   }
   try {
     auto version = store_.query_text("SELECT value FROM run.meta WHERE key = 'format_version'");
@@ -54,7 +64,7 @@ AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(st
     store_.exec("DETACH DATABASE run");
     const std::string what = e.what();
     if (what.rfind("bad run file", 0) == 0) throw;
-    throw bad_run_file(path, "not a run file (" + what + ")");
+    throw bad_run_file(path, "not a run file (" + sqlite_reason(store_, what) + ")");
   }
 }
 

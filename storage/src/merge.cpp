@@ -180,6 +180,36 @@ void merge_runs(Db& out, std::int64_t src_experiment, std::int64_t out_experimen
 
 }  // namespace
 
+void check_merge_inputs(const std::string& output_path, const std::vector<std::string>& inputs) {
+  std::map<std::string, std::pair<std::string, std::string>> hash_of;  // name -> (hash, file)
+  auto record = [&](Db& db) {
+    Statement read(db, "SELECT name, manifest_hash FROM experiments");
+    while (read.step()) {
+      const std::string name = read.column_text(0), hash = read.column_text(1);
+      const auto [it, fresh] = hash_of.try_emplace(name, hash, db.path());
+      if (!fresh && it->second.first != hash) {
+        throw UsageError("experiment '" + name + "' was run from different manifests in " +
+                         it->second.second + " and " + db.path() + " (hash " +
+                         it->second.first.substr(0, 12) + " vs " + hash.substr(0, 12) +
+                         "): merge only shards of the same manifest; nothing was merged");
+      }
+    }
+  };
+  std::error_code ec;
+  if (fs::is_regular_file(output_path, ec) && fs::file_size(output_path, ec) > 0) {
+    record(*open_existing_store(output_path));
+  }
+  for (const std::string& input : inputs) {
+    if (!fs::is_regular_file(input)) {
+      throw UsageError("shard database " + input + " does not exist; nothing was merged");
+    }
+    if (fs::exists(output_path) && fs::equivalent(input, output_path)) {
+      throw UsageError("cannot merge " + input + " into itself");
+    }
+    record(*open_existing_store(input));
+  }
+}
+
 MergeStats merge_store(Db& output, const std::string& input_path) {
   if (!fs::is_regular_file(input_path)) {
     throw UsageError("shard database " + input_path + " does not exist");

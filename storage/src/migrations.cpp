@@ -3,8 +3,12 @@
 #include <stdexcept>
 #include <string>
 
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
 #include "culprit/errors.hpp"
 #include "culprit/storage/store.hpp"
+#include "culprit/storage/writer_lock.hpp"
 
 namespace culprit::storage {
 namespace {
@@ -144,23 +148,100 @@ int schema_version(Db& db) {
   return static_cast<int>(db.query_int("PRAGMA user_version").value_or(0));
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// The store's path must name a file (existing or to be created) in an existing folder.
+void check_store_path(const std::string& path, bool must_exist) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (fs::is_directory(status)) {
+    throw UsageError("database " + path + " is a folder, not a database file: pass --db FILE");
+  }
+  if (fs::exists(status)) {
+    if (!fs::is_regular_file(status)) {
+      throw UsageError("database " + path + " is not a regular file: pass --db FILE");
+    }
+    return;
+  }
+  if (must_exist) {
+    throw UsageError("database " + path +
+                     " does not exist: run `culprit run MANIFEST` first, or pass --db PATH");
+  }
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    throw UsageError("database " + path + ": the folder " + parent.string() +
+                     " does not exist: create it or pass another --db");
+  }
+}
+
+// The first read of a file tells whether it is SQLite at all; its error becomes the user's.
+int probe_schema_version(Db& db) {
+  try {
+    return schema_version(db);
+  } catch (const std::runtime_error& e) {
+    throw UsageError("database " + db.path() + " cannot be read as a culprit store (" + e.what() +
+                     "): pass the results store with --db");
+  }
+}
+
+bool has_tables(Db& db) {
+  return db.query_int("SELECT 1 FROM sqlite_master LIMIT 1").has_value();
+}
+
+std::string table_names(Db& db) {
+  Statement stmt(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 6");
+  std::string names;
+  while (stmt.step()) names += (names.empty() ? "" : ", ") + stmt.column_text(0);
+  return names;
+}
+
+[[noreturn]] void refuse_foreign(Db& db) {
+  throw UsageError("database " + db.path() +
+                   " is a SQLite file of another application (tables: " + table_names(db) +
+                   "), not a culprit store: it was left untouched; pass a new file or a culprit "
+                   "store with --db");
+}
+
+[[noreturn]] void refuse_newer(const std::string& path, int version) {
+  throw UsageError("database " + path + " has schema version " + std::to_string(version) +
+                   ", newer than this culprit (" + std::to_string(kStoreSchemaVersion) +
+                   "): upgrade culprit or use another --db");
+}
+
+bool writable(const std::string& path) {
+  return access(path.c_str(), W_OK) == 0;
+}
+
+}  // namespace
+
 std::unique_ptr<Db> open_store(const std::string& path) {
+  check_store_path(path, false);
+  if (fs::exists(path) && !writable(path)) {
+    throw UsageError("database " + path +
+                     " is read-only for this user: read it with runs, compare, explain or "
+                     "export, or write to another --db");
+  }
+  // Before anything is written: a second writer is refused here (naming the holder).
+  auto lock = WriterLock::acquire(path);
+  if (!lock->stale_holder().empty()) {
+    spdlog::warn("database {}: took over the writer lock left by {} (that culprit is gone)", path,
+                 lock->stale_holder());
+  }
   auto db = std::make_unique<Db>(path);
+  db->hold(lock);
+  const int found = probe_schema_version(*db);
+  if (found == 0 && has_tables(*db)) refuse_foreign(*db);
+  if (found > kStoreSchemaVersion) refuse_newer(path, found);
   // Large pages suit the store (bulk appends of events, scans by run); the size can only be
   // chosen before the first table exists, i.e. for a new file.
-  if (schema_version(*db) == 0 && !db->query_int("SELECT 1 FROM sqlite_master LIMIT 1")) {
-    db->exec("PRAGMA page_size=" + std::to_string(kStorePageSize));
-  }
+  if (found == 0) db->exec("PRAGMA page_size=" + std::to_string(kStorePageSize));
   db->exec("PRAGMA journal_mode=WAL");
   db->exec("PRAGMA foreign_keys=ON");
   db->exec("PRAGMA synchronous=NORMAL");
   db->exec("PRAGMA cache_size=" + std::to_string(kStoreCacheKiB * -1));
   const int version = schema_version(*db);
-  if (version > kStoreSchemaVersion) {
-    throw std::runtime_error("database " + path + " has schema version " + std::to_string(version) +
-                             ", newer than this culprit (" + std::to_string(kStoreSchemaVersion) +
-                             "): upgrade culprit or use another --db");
-  }
   for (int v = version; v < kStoreSchemaVersion; ++v) {
     Transaction tx(*db);
     db->exec(kMigrations[static_cast<std::size_t>(v)]);
@@ -171,19 +252,25 @@ std::unique_ptr<Db> open_store(const std::string& path) {
 }
 
 std::unique_ptr<Db> open_existing_store(const std::string& path) {
-  if (!std::filesystem::exists(path)) {
-    throw UsageError("database " + path +
-                     " does not exist: run `culprit run MANIFEST` first, or pass --db PATH");
+  check_store_path(path, true);
+  // Read-only, so a store on a read-only mount or of another user can be read. SQLite needs
+  // the -shm file of a WAL store; where it cannot create one, the file is opened immutable
+  // (nobody can be writing it there).
+  auto db = std::make_unique<Db>(path, Db::Mode::kReadOnly);
+  int version = 0;
+  try {
+    version = schema_version(*db);
+  } catch (const std::runtime_error&) {
+    db = std::make_unique<Db>(path, Db::Mode::kImmutable);
+    version = probe_schema_version(*db);
   }
-  auto db = std::make_unique<Db>(path);
-  db->exec("PRAGMA foreign_keys=ON");
-  const int version = schema_version(*db);
   if (version != kStoreSchemaVersion) {
-    if (version > kStoreSchemaVersion || version == 0) {
-      throw UsageError("database " + path + " is not a culprit store of schema version " +
-                       std::to_string(kStoreSchemaVersion) + " (found " + std::to_string(version) +
-                       ")");
+    if (version == 0) {
+      if (has_tables(*db)) refuse_foreign(*db);
+      throw UsageError("database " + path + " is empty, not a culprit store: run `culprit run " +
+                       "MANIFEST --db " + path + "` first");
     }
+    if (version > kStoreSchemaVersion) refuse_newer(path, version);
     db.reset();
     return open_store(path);  // older: migrate forward
   }

@@ -1,6 +1,24 @@
 #include "culprit/storage/queries.hpp"
 
+#include "culprit/errors.hpp"
+
 namespace culprit::storage {
+
+void check_experiment_exists(Db& store, const std::string& experiment) {
+  if (experiment.empty()) return;
+  Statement stmt(store, "SELECT name FROM experiments ORDER BY name");
+  std::string names;
+  bool found = false;
+  while (stmt.step()) {
+    const std::string name = stmt.column_text(0);
+    found = found || name == experiment;
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  if (found) return;
+  throw UsageError("no experiment '" + experiment + "' in " + store.path() + " (" +
+                   (names.empty() ? std::string("it holds none yet") : "it holds: " + names) +
+                   "): check the name given to --experiment");
+}
 
 std::vector<RunSummary> list_runs(Db& store, const std::string& experiment) {
   Statement stmt(store,

@@ -1,6 +1,7 @@
 #include "culprit/storage/run_data.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <stdexcept>
 #include <tuple>
@@ -91,7 +92,19 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
   }
   auto meta_int = [&](const char* key, int fallback) {
     auto it = run.meta.find(key);
-    return it == run.meta.end() ? fallback : std::stoi(it->second);
+    if (it == run.meta.end()) return fallback;
+    const std::string& text = it->second;
+    int value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+      throw std::invalid_argument(
+          (filter.empty() ? "run file " + db.path()
+                          : "run " + std::to_string(run_id) + " in " + db.path()) +
+          ": meta." + key + " = '" + text +
+          "' is not a whole number >= 0: the application that wrote the run file must record "
+          "it as one (or leave it out so that the manifest's experiment.warmup_steps decides)");
+    }
+    return value;
   };
   int max_rank = -1;
   for (const Event& e : run.events) max_rank = std::max(max_rank, e.rank);
@@ -127,8 +140,17 @@ RunData load_run(Db& store, std::int64_t run_id, EventSelection selection) {
 RunData load_run_file(const std::string& path, EventSelection selection) {
   if (!std::filesystem::exists(path))
     throw std::invalid_argument("run file " + path + " not found");
-  Db db(path, Db::Mode::kReadOnly);
-  return load(db, "", 0, selection);
+  try {
+    Db db(path, Db::Mode::kReadOnly);
+    return load(db, "", 0, selection);
+  } catch (const std::runtime_error& e) {
+    // SQLite's reason ("file is not a database", "no such table: meta"), the run file named.
+    const std::string what = e.what();
+    const auto last = what.rfind(": ");
+    throw std::invalid_argument("run file " + path + " cannot be read (" +
+                                (last == std::string::npos ? what : what.substr(last + 2)) +
+                                "): pass a run file written by stepclock or an importer");
+  }
 }
 
 }  // namespace culprit::storage

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -342,13 +343,12 @@ TEST_CASE("failures are classified and the sweep goes on") {
       {fake_config("baseline", {}), fake_config("hang", {"--mode", "hang"}),
        fake_config("exit", {"--mode", "exit3"}), fake_config("crash", {"--mode", "crash"}),
        fake_config("nofile", {"--mode", "nofile"}), fake_config("badfile", {"--mode", "badfile"}),
-       fake_config("incomplete", {"--mode", "incomplete"}), fake_config("missing", {})},
+       fake_config("incomplete", {"--mode", "incomplete"})},
       1);
-  plan.configs[7].command = {"/nonexistent/culprit-app", "{out}"};
   plan.settings.timeout_s = 1;
   auto result = execute_plan(*db, plan, quick_options());
-  CHECK(result.runs.size() == 8);
-  CHECK(result.not_ok == 7);
+  CHECK(result.runs.size() == 7);
+  CHECK(result.not_ok == 6);
   std::map<std::string, storage::RunSummary> by_config;
   for (const auto& run : storage::list_runs(*db)) by_config[run.config] = run;
   CHECK(by_config["baseline"].status == "ok");
@@ -361,8 +361,6 @@ TEST_CASE("failures are classified and the sweep goes on") {
   CHECK(by_config["badfile"].status == "failed");
   CHECK(by_config["incomplete"].status == "failed");
   CHECK(by_config["incomplete"].error == "no complete steady-state step");
-  CHECK(by_config["missing"].status == "failed");
-  CHECK(by_config["missing"].error.find("launch failed") != std::string::npos);
   CHECK(db->query_text("SELECT stderr_tail FROM runs WHERE id = " +
                        std::to_string(by_config["exit"].id))
             .value() == "fake workload stderr\n");
@@ -374,6 +372,35 @@ TEST_CASE("failures are classified and the sweep goes on") {
   auto retried = execute_plan(*db, plan, options);
   CHECK(retried.runs.size() == 1);  // fail-fast: the first failure stops the sweep
   CHECK(retried.stopped_early);
+}
+
+TEST_CASE("a missing workload is refused before any run, nothing marked") {
+  TempStore store("missing_workload");
+  auto db = storage::open_store(store.path);
+  auto plan = fake_plan({fake_config("baseline", {}), fake_config("missing", {})}, 2);
+  plan.configs[1].command = {"/nonexistent/culprit-app", "{out}"};
+  CHECK_THROWS_WITH_AS(execute_plan(*db, plan, quick_options()),
+                       doctest::Contains("workload '/nonexistent/culprit-app' of configuration "
+                                         "'missing' is not an executable file"),
+                       UsageError);
+  CHECK(status_counts(*db) == std::map<std::string, int>{{"pending", 4}});
+}
+
+TEST_CASE("an environment error stops the sweep and leaves the rest pending") {
+  TempStore store("environment_error");
+  auto db = storage::open_store(store.path);
+  auto plan = fake_plan({fake_config("baseline", {}), fake_config("v2", {})}, 2);
+  auto options = quick_options();
+  options.work_dir = store.path + ".blocked";
+  { std::ofstream blocker(options.work_dir); }  // a file where the run folders should go
+  auto result = execute_plan(*db, plan, options);
+  REQUIRE(result.runs.size() == 1);
+  CHECK(result.runs[0].environment_error);
+  CHECK(result.stopped_early);
+  CHECK(result.stop_reason.find("environment error in run") != std::string::npos);
+  CHECK(result.pending == 3);
+  CHECK(status_counts(*db) == std::map<std::string, int>{{"failed", 1}, {"pending", 3}});
+  fs::remove(options.work_dir);
 }
 
 TEST_CASE("shards run separately and merged equal the whole plan") {

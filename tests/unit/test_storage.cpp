@@ -1,10 +1,14 @@
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 
 #include "culprit/errors.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
+#include "culprit/storage/writer_lock.hpp"
 #include "stepclock/runfile.hpp"
 
 namespace fs = std::filesystem;
@@ -365,4 +369,54 @@ TEST_CASE("the store's events columns are exactly the run file's") {
   for (const auto& p : {store_path, store_path + "-wal", store_path + "-shm", run_path}) {
     fs::remove(p);
   }
+}
+
+TEST_CASE("one writer per store: a second process is refused naming the holder") {
+  const auto path = (fs::temp_directory_path() / "culprit_unit_lock.db").string();
+  fs::remove(path + ".lock");
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    auto lock = WriterLock::acquire(path);
+    char byte = 1;
+    [[maybe_unused]] auto n = write(ready[1], &byte, 1);
+    pause();
+    _exit(0);
+  }
+  char byte = 0;
+  REQUIRE(read(ready[0], &byte, 1) == 1);
+  const std::string holder =
+      "being written by another culprit (pid " + std::to_string(child) + " on ";
+  CHECK_THROWS_WITH_AS(WriterLock::acquire(path), doctest::Contains(holder.c_str()),
+                       culprit::UsageError);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  close(ready[0]);
+  close(ready[1]);
+  // The dead holder's file stays; the next writer takes it over and says whose it was.
+  auto lock = WriterLock::acquire(path);
+  CHECK(lock->stale_holder().find("pid " + std::to_string(child)) == 0);
+  CHECK(WriterLock::acquire(path) == lock);  // shared within one process
+  lock.reset();
+  CHECK_FALSE(fs::exists(path + ".lock"));
+}
+
+TEST_CASE("open_store refuses a foreign SQLite file and leaves it untouched") {
+  const auto path = (fs::temp_directory_path() / "culprit_unit_foreign.db").string();
+  fs::remove(path);
+  {
+    Db raw(path);
+    raw.exec("CREATE TABLE users (id INTEGER PRIMARY KEY)");
+  }
+  const auto size = fs::file_size(path);
+  CHECK_THROWS_WITH_AS(open_store(path), doctest::Contains("another application (tables: users)"),
+                       culprit::UsageError);
+  CHECK_THROWS_AS(open_existing_store(path), culprit::UsageError);
+  CHECK(fs::file_size(path) == size);
+  {
+    Db raw(path, Db::Mode::kReadOnly);
+    CHECK(raw.query_int("SELECT count(*) FROM sqlite_master").value() == 1);
+  }
+  fs::remove(path);
 }

@@ -2,11 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "culprit/errors.hpp"
+#include "culprit/manifest/sha256.hpp"
 #include "spawn.hpp"
 
 namespace culprit::bisect {
@@ -103,6 +105,25 @@ std::string resolve_commit(const std::string& repo, const std::string& rev) {
 
 std::string head_commit(const std::string& dir) {
   return trim(git(dir, {"rev-parse", "--verify", "HEAD^{commit}"}, "reading HEAD"));
+}
+
+std::string uncommitted_changes_hash(const std::string& dir) {
+  const std::string status =
+      git(dir, {"status", "--porcelain=v1", "--untracked-files=all"}, "reading the status");
+  if (trim(status).empty()) return "";
+  std::string content = git(dir, {"diff", "HEAD", "--binary"}, "diffing against HEAD");
+  const std::string untracked =
+      git(dir, {"ls-files", "--others", "--exclude-standard", "-z"}, "listing untracked files");
+  for (std::size_t begin = 0; begin < untracked.size();) {
+    const std::size_t end = std::min(untracked.find('\0', begin), untracked.size());
+    const std::string name = untracked.substr(begin, end - begin);
+    begin = end + 1;
+    std::ifstream in(fs::path(dir) / name, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    content += "\0untracked\0" + name + "\0" + bytes.str();
+  }
+  return manifest::sha256_hex(content).substr(0, 12);
 }
 
 std::vector<std::string> substitute(const std::vector<std::string>& argv,

@@ -73,7 +73,15 @@ class CheckoutVersions : public VersionSource {
         checkout_(std::move(checkout)) {
     good_ = resolve_commit(repo, git.good);
     head_ = head_commit(checkout_);
-    names_ = {good_.substr(0, 12), "checkout-" + head_.substr(0, 12)};
+    // A modified checkout is another configuration than its HEAD: it is named by its changes,
+    // so measuring it never collides with (or reuses) HEAD's runs.
+    const std::string changes = uncommitted_changes_hash(checkout_);
+    names_ = {good_.substr(0, 12),
+              "checkout-" + head_.substr(0, 12) + (changes.empty() ? "" : "+dirty-" + changes)};
+    if (!changes.empty()) {
+      spdlog::warn("verdict: the checkout {} has uncommitted changes; measured as {}", checkout_,
+                   names_[1]);
+    }
   }
   const std::vector<std::string>& names() const override { return names_; }
   std::string detail(int index) const override {

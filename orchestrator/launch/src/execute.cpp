@@ -5,7 +5,11 @@
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
 #include "culprit/errors.hpp"
+#include "culprit/launch/interrupt.hpp"
+#include "culprit/launch/process.hpp"
 #include "culprit/manifest/json.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/storage/records.hpp"
@@ -85,7 +89,13 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
   const auto sweep_start = Clock::now();
   double finished_wall = 0;
   int finished = 0;
+  const InterruptScope interrupt_scope;
   for (std::size_t i = 0; i < todo.size(); ++i) {
+    if (const int signal = interrupt_signal()) {
+      throw Interrupted(signal, "interrupted by " + signal_name(signal) + " before run " +
+                                    std::to_string(todo[i].state.id) +
+                                    "; `culprit run` again resumes the sweep");
+    }
     const Pending& item = todo[i];
     RunProgress p;
     p.index = static_cast<int>(i) + 1;
@@ -114,23 +124,79 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
     update_times(report.wall_s);
     if (progress) progress->on_run_end(p, report);
     const bool ok = report.status == "ok";
+    const std::string interrupted_run = std::to_string(report.run_id);
     result.runs.push_back(std::move(report));
+    if (const int signal = interrupt_signal()) {
+      throw Interrupted(signal, "interrupted by " + signal_name(signal) + ": run " +
+                                    interrupted_run +
+                                    " is recorded as interrupted and the rest stays pending; "
+                                    "`culprit run` again resumes the sweep");
+    }
+    if (!ok && result.runs.back().environment_error) {
+      result.stopped_early = i + 1 < todo.size();
+      result.stop_reason =
+          "environment error in run " + interrupted_run + ": " + result.runs.back().error;
+      return;
+    }
     if (!ok && options.fail_fast) {
       result.stopped_early = i + 1 < todo.size();
+      if (result.stopped_early) result.stop_reason = "--fail-fast";
       return;
     }
   }
 }
 
-int count_not_ok(storage::Db& store, const std::vector<std::int64_t>& run_ids) {
-  int not_ok = 0;
+int count_status(storage::Db& store, const std::vector<std::int64_t>& run_ids,
+                 const std::string& status, bool equal) {
+  int count = 0;
   storage::Statement stmt(store, "SELECT status FROM runs WHERE id = ?1");
   for (std::int64_t id : run_ids) {
     stmt.bind(1, id);
-    if (!stmt.step() || stmt.column_text(0) != "ok") ++not_ok;
+    const bool found = stmt.step();
+    if (found ? (stmt.column_text(0) == status) == equal : !equal) ++count;
     stmt.reset();
   }
-  return not_ok;
+  return count;
+}
+
+int count_not_ok(storage::Db& store, const std::vector<std::int64_t>& run_ids) {
+  return count_status(store, run_ids, "ok", false);
+}
+
+// A launcher or workload that is not there fails every run the same way within milliseconds
+// (a missing culprit-step even looks like a crash under mpirun): say so before the first run.
+void check_executables(const manifest::Plan& plan, const std::vector<Pending>& todo,
+                       const LaunchEnvironment& env) {
+  std::set<int> seen;
+  for (const Pending& item : todo) {
+    const int index = item.planned->config_index;
+    if (!seen.insert(index).second) continue;
+    const auto& config = plan.configs.at(static_cast<std::size_t>(index));
+    const LaunchCommand command = build_launch_command(config, "config.json", "run.db", env);
+    if (command.argv.empty()) continue;
+    const std::size_t workload_args = config.command.empty() ? 5 : config.command.size();
+    if (workload_args > command.argv.size()) continue;
+    std::vector<std::size_t> positions = {command.argv.size() - workload_args};
+    if (positions[0] != 0) positions.insert(positions.begin(), 0);
+    for (std::size_t at : positions) {
+      const std::string& name = command.argv[at];
+      const auto found = find_in_path(name);
+      if (found && access(found->c_str(), X_OK) == 0) continue;
+      const bool launcher = at == 0 && positions.size() > 1;
+      throw UsageError(
+          std::string(launcher ? "launcher" : "workload") + " '" + name + "' of configuration '" +
+          config.label + "' " +
+          (name.find('/') != std::string::npos
+               ? "is not an executable file"
+               : "is not found in PATH" +
+                     (launcher || env.workload_dir.empty()
+                          ? std::string()
+                          : " nor beside culprit (" + env.workload_dir + ")")) +
+          ": nothing was run; " +
+          (launcher ? "install it or put it on PATH" : "build or install it, or fix the command") +
+          ", then run again");
+    }
+  }
 }
 
 }  // namespace
@@ -215,10 +281,12 @@ ExecuteResult execute_plan(storage::Db& store, const manifest::Plan& plan,
     }
     tx.commit();
   }
+  check_executables(plan, todo, options.launch);
   if (progress)
     progress->on_sweep_start(result.already_ok, static_cast<int>(todo.size()), result.interrupted);
   run_all(store, plan, todo, options, progress, result);
   result.not_ok = count_not_ok(store, shard_runs);
+  result.pending = count_status(store, shard_runs, "pending", true);
   return result;
 }
 
@@ -268,6 +336,7 @@ ExecuteResult ensure_ok_runs(storage::Db& store, manifest::Plan& plan,
       }
       tx.commit();
     }
+    check_executables(plan, todo, options.launch);
     run_all(store, plan, todo, options, progress, result);
     for (int c : needy) {
       if (executed[c] > 0 && ok_runs - deficit(c) == ok_before[c]) stuck.insert(c);

@@ -21,15 +21,39 @@ void record_failure(storage::Db& store, std::int64_t run_id, storage::RunFinish 
   tx.commit();
 }
 
+// The manifest's warm-up becomes the stored one; returns a warning when the run file's differs.
+std::string apply_warmup(storage::Db& store, std::int64_t run_id, int warmup_steps) {
+  storage::Statement read(store,
+                          "SELECT value FROM run_meta WHERE run_id = ?1 AND key = 'warmup_steps'");
+  read.bind(1, run_id);
+  const std::optional<std::string> found =
+      read.step() ? std::optional<std::string>(read.column_text(0)) : std::nullopt;
+  read.reset();
+  const std::string wanted = std::to_string(warmup_steps);
+  if (found && *found == wanted) return "";
+  storage::Statement write(
+      store, "INSERT OR REPLACE INTO run_meta (run_id, key, value) VALUES (?1, ?2, ?3)");
+  write.bind(1, run_id).bind(2, "warmup_steps").bind(3, wanted).run();
+  if (!found) {
+    return "the run file has no meta.warmup_steps: the manifest's experiment.warmup_steps = " +
+           wanted + " is used";
+  }
+  write.bind(1, run_id).bind(2, "run_file_warmup_steps").bind(3, *found).run();
+  return "the run file says meta.warmup_steps = '" + *found +
+         "' but the manifest's experiment.warmup_steps = " + wanted + " decides";
+}
+
 }  // namespace
 
 IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::string& run_file,
-                         storage::RunFinish finish) {
+                         storage::RunFinish finish, std::optional<int> warmup_steps) {
   IngestOutcome outcome;
   try {
     storage::AttachedRunFile file(store, run_file);
     storage::Transaction tx(store);
     outcome.events = storage::copy_run_file(store, file, run_id);
+    std::string warning;
+    if (warmup_steps) warning = apply_warmup(store, run_id, *warmup_steps);
     const auto steps =
         analysis::step_times(storage::load_run(store, run_id, storage::EventSelection::kStepsOnly));
     std::vector<storage::StepRow> rows;
@@ -55,6 +79,7 @@ IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::str
     }
     storage::finish_run(store, run_id, finish);
     tx.commit();
+    outcome.warning = warning;
   } catch (const std::exception& e) {
     // The transaction rolled back: nothing of the run file landed.
     outcome = IngestOutcome{};

@@ -1,5 +1,7 @@
 #include "culprit/launch/process.hpp"
 
+#include "culprit/launch/interrupt.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -197,6 +199,12 @@ ProcessResult run_process(const ProcessSpec& spec, const TickCallback& tick) {
     const double elapsed = seconds_since(start);
     if (!exited && spec.timeout_s > 0 && elapsed > spec.timeout_s && !term_sent) {
       result.timed_out = true;
+      kill(-child, SIGTERM);
+      term_sent = true;
+      term_time = Clock::now();
+    }
+    if (!exited && !term_sent && interrupt_signal() != 0) {
+      result.interrupted_by = interrupt_signal();
       kill(-child, SIGTERM);
       term_sent = true;
       term_time = Clock::now();

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "culprit/launch/ingest.hpp"
+#include "culprit/launch/interrupt.hpp"
 #include "culprit/launch/process.hpp"
 #include "culprit/manifest/json.hpp"
 #include "culprit/storage/ingest.hpp"
@@ -31,6 +32,11 @@ std::string classify(const ProcessResult& p, double timeout_s, std::string& erro
   if (!p.started) {
     error = "launch failed: " + p.launch_error;
     return "failed";
+  }
+  if (p.interrupted_by != 0) {
+    error = "interrupted by " + signal_name(p.interrupted_by) +
+            " (its process group was terminated); `culprit run` again resumes";
+    return "interrupted";
   }
   if (p.timed_out) {
     error = "killed after the timeout of " + manifest::format_number(timeout_s) +
@@ -67,6 +73,15 @@ std::string classify(const ProcessResult& p, double timeout_s, std::string& erro
     return "failed";
   }
   return "";
+}
+
+// SQLite's words for a store it cannot write (full disk, I/O error, read-only file).
+bool is_environment_failure(const std::string& error) {
+  for (const char* sign : {"database or disk is full", "disk I/O error", "readonly database",
+                           "unable to open database file", "No space left on device"}) {
+    if (error.find(sign) != std::string::npos) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -120,6 +135,7 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
     storage::finish_run(store, report.run_id, finish);
     report.status = finish.status;
     report.error = finish.error;
+    report.environment_error = true;
     return report;
   }
 
@@ -147,12 +163,16 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
     storage::finish_run(store, report.run_id, finish);
     report.status = failure;
     report.error = error;
+    report.environment_error = !process.started;
     return report;
   }
-  const IngestOutcome ingest = ingest_run(store, report.run_id, run_file.string(), finish);
+  const IngestOutcome ingest =
+      ingest_run(store, report.run_id, run_file.string(), finish, plan.settings.warmup_steps);
+  report.warning = ingest.warning;
   report.status = ingest.ok ? "ok" : "failed";
   report.error = ingest.error;
   report.median_ms = ingest.median_ms;
+  report.environment_error = is_environment_failure(ingest.error);
   if (ingest.ok && !options.keep_run_files) fs::remove_all(dir, ec);
   return report;
 }

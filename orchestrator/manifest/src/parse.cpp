@@ -252,6 +252,12 @@ VersionSpec parse_version(TomlReader& reader, const std::string& name, const tom
   version.name = name;
   version.where = reader.at(node);
   const toml::table* table = node.as_table();
+  if (std::any_of(name.begin(), name.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\x7f'; })) {
+    reader.problem(reader.at(node), "versions", "a version name without control characters",
+                   "a name with one", "rename the version (letters, digits, '-', '_', '.')");
+    return version;
+  }
   if (table == nullptr) {
     reader.problem(reader.at(node), p, "a table [versions." + name + "]", describe(node),
                    "write [versions." + name + "] with command = [\"...\"]");

@@ -100,6 +100,16 @@ std::vector<Selection> factorial_cells(const Manifest& manifest) {
 }
 
 std::vector<Selection> one_factor_cells(const Manifest& manifest) {
+  std::size_t count = 1;
+  for (const auto& vary : manifest.vary) {
+    count += vary.levels.size();
+    if (count > kMaxConfigurations) {
+      throw UsageError(detail::format_problem(
+          vary.where, "vary.levels",
+          "at most " + std::to_string(kMaxConfigurations) + " configurations in all", "more",
+          "split the sweep into several manifests (experiments) or use fewer levels"));
+    }
+  }
   std::vector<Selection> cells;
   for (const auto& vary : manifest.vary) {
     for (const auto& level : vary.levels) cells.push_back(level_selection(vary, level));

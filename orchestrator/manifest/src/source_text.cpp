@@ -76,9 +76,16 @@ std::string read_manifest_file(const std::string& path) {
     throw UsageError(path + ": cannot read the manifest: " + std::strerror(errno) +
                      "; check the path (examples are in experiments/)");
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  // A manifest is a page of text; /dev/zero or a log passed by mistake must not eat the memory.
+  std::string text(kMaxManifestBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxManifestBytes) {
+    throw UsageError(path + ": larger than " + std::to_string(kMaxManifestBytes / 1024) +
+                     " KiB, not a manifest; check the path (a manifest is a short TOML file, "
+                     "examples are in experiments/)");
+  }
+  return text;
 }
 
 void check_is_text(const std::string& text, const std::string& path) {

@@ -2,11 +2,15 @@
 // Reading a manifest file and refusing what is not a TOML text before any parsing: empty
 // files, binary files (NUL bytes) and invalid UTF-8.
 
+#include <cstddef>
 #include <string>
 
 namespace culprit::manifest::detail {
 
-// Throws culprit::UsageError when the file cannot be read.
+// Manifests larger than this are refused (culprit::UsageError) before they are parsed.
+inline constexpr std::size_t kMaxManifestBytes = 1024 * 1024;
+
+// Throws culprit::UsageError when the file cannot be read or is larger than kMaxManifestBytes.
 std::string read_manifest_file(const std::string& path);
 
 // Throws culprit::UsageError naming the line and column of the first offending byte.

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+
+#include <fmt/format.h>
 
 namespace culprit::manifest::detail {
 
@@ -131,6 +134,18 @@ std::optional<std::string> TomlReader::text(const toml::node& node, const std::s
   const auto value = node.value_exact<std::string>();
   if (!value || value->empty()) {
     problem(at(node), path, expected, describe(node), "write for example " + std::string(example));
+    return std::nullopt;
+  }
+  // Names end up in tables on a terminal: an escape sequence there must not reach it raw.
+  const auto control = std::find_if(value->begin(), value->end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == '\x7f';
+  });
+  if (control != value->end()) {
+    problem(at(node), path, "text without control characters",
+            "a string with the control character " +
+                fmt::format("U+{:04X}", static_cast<unsigned char>(*control)) + " at offset " +
+                std::to_string(control - value->begin()),
+            "remove tabs, line breaks and escape sequences from the text");
     return std::nullopt;
   }
   if (!choices.empty() && std::find(choices.begin(), choices.end(), *value) == choices.end()) {

@@ -9,6 +9,7 @@
 
 #include "clock_sync.hpp"
 #include "gather.hpp"
+#include "last_error.hpp"
 #include "provenance.hpp"
 #include "stepclock/clock.hpp"
 #include "stepclock/clock_model.hpp"
@@ -307,3 +308,7 @@ const char* stepclock_last_error(void) {
 }
 
 }  // extern "C"
+
+void stepclock::detail::set_last_error(const std::string& message) {
+  g_error = message;
+}

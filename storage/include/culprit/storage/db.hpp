@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,7 +50,9 @@ class Statement {
 
 class Db {
  public:
-  enum class Mode { kReadWrite, kReadOnly };
+  // kImmutable: read-only for a file nobody may write (read-only mount, another user's store
+  // in a folder this user cannot write): SQLite then needs no -shm/-wal files beside it.
+  enum class Mode { kReadWrite, kReadOnly, kImmutable };
   // Opens (creating with kReadWrite) a database file. Does not apply the schema: use
   // open_store() for the results store.
   explicit Db(const std::string& path, Mode mode = Mode::kReadWrite);
@@ -67,10 +70,13 @@ class Db {
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
   [[noreturn]] void fail(std::string_view what) const;
+  // Keeps `resource` (e.g. the store's WriterLock) alive as long as this connection.
+  void hold(std::shared_ptr<void> resource) { held_ = std::move(resource); }
 
  private:
   std::string path_;
   sqlite3* db_ = nullptr;
+  std::shared_ptr<void> held_;  // released after the connection closes (see ~Db)
 };
 
 // Commits on commit(), rolls back when destroyed without it, so a half-done change never lands.

@@ -5,6 +5,7 @@
 // twice changes nothing.
 
 #include <string>
+#include <vector>
 
 #include "culprit/storage/db.hpp"
 
@@ -17,6 +18,11 @@ struct MergeStats {
   int runs_replaced = 0;  // the output's copy was unfinished or failed, the input's ok
   int runs_kept = 0;      // finished in the input, the output's copy kept
 };
+
+// Checks every input before anything is written (OUT is not even created): each exists, is a
+// culprit store, is not OUT, and no experiment has different manifests in two of them or in
+// OUT. Throws culprit::UsageError naming the file.
+void check_merge_inputs(const std::string& output_path, const std::vector<std::string>& inputs);
 
 // Merges the store at `input_path` into `output` in one transaction.
 // Throws culprit::UsageError when the input is missing, not a store of this schema version,

@@ -23,6 +23,10 @@ struct RunSummary {
   std::string error;
 };
 
+// Throws culprit::UsageError listing the stored experiments when `experiment` is not empty and
+// not one of them (a typo must not look like an empty result).
+void check_experiment_exists(Db& store, const std::string& experiment);
+
 // Every run, or only those of `experiment` when not empty, in execution order.
 std::vector<RunSummary> list_runs(Db& store, const std::string& experiment = "");
 

@@ -79,6 +79,17 @@ int stepclock_write_run_file(const char* path, const char* config_json);
 void stepclock_finalize(void);
 const char* stepclock_last_error(void);
 
+/* The resolved configuration culprit wrote for this run (a JSON file; docs/schema.md), read
+ * without a JSON library. Keys are dotted paths: "steps", "warmup_steps", "model.layers",
+ * "inject.0.rank". The first lookup loads $CULPRIT_CONFIG; stepclock_config_load(path) reads
+ * another file (NULL: $CULPRIT_CONFIG). Need no stepclock_init. Return 0 (or a string) on
+ * success; -1 (or NULL) when the file or the key is missing or has another type, with the
+ * reason in stepclock_last_error(). Strings stay valid until the next stepclock_config_load. */
+int stepclock_config_load(const char* path);
+int stepclock_config_int(const char* key, int64_t* value);
+int stepclock_config_double(const char* key, double* value);
+const char* stepclock_config_string(const char* key); /* numbers/booleans as their JSON text */
+
 #ifdef __cplusplus
 }
 #endif

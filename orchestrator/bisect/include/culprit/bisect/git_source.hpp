@@ -26,6 +26,11 @@ std::string resolve_commit(const std::string& repo, const std::string& rev);
 // The full hash of HEAD in `dir` (a repository or worktree). Throws culprit::UsageError.
 std::string head_commit(const std::string& dir);
 
+// "" when the checkout `dir` has no uncommitted change (tracked or untracked, .gitignore
+// respected); else the first 12 hex digits of a SHA-256 over those changes (the diff against
+// HEAD, and each untracked file's name and content), so the same edit gets the same name.
+std::string uncommitted_changes_hash(const std::string& dir);
+
 // Replaces each "{name}" in every argument by values.at(name); other braces are left alone
 // ({config} and {out} are the launcher's).
 std::vector<std::string> substitute(const std::vector<std::string>& argv,

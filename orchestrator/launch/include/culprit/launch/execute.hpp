@@ -42,7 +42,9 @@ struct ExecuteResult {
   int already_ok = 0;           // found ok and not rerun
   int interrupted = 0;          // found in flight from a dead orchestrator, rerun
   int not_ok = 0;               // runs of this shard that are not ok at the end (incl. not reached)
-  bool stopped_early = false;   // --fail-fast stopped the sweep
+  bool stopped_early = false;   // --fail-fast or an environment error stopped the sweep
+  std::string stop_reason;      // why it stopped early ("" when it did not)
+  int pending = 0;              // runs of this shard left pending (not reached)
   std::vector<RunReport> runs;  // the runs executed by this call, in order
   bool all_ok() const { return not_ok == 0; }
 };
@@ -52,7 +54,10 @@ struct ExecuteResult {
 // and `force` is false; with `force` the change is recorded in experiments.forced_changes.
 std::int64_t register_experiment(storage::Db& store, const manifest::Plan& plan, bool force);
 
-// Runs every planned run of the shard that is not ok yet (see ExecuteOptions).
+// Runs every planned run of the shard that is not ok yet (see ExecuteOptions). Before the
+// first run, checks that each launcher and workload executable exists (culprit::UsageError
+// naming it, nothing marked). An environment error during the sweep stops it (stop_reason).
+// Throws launch::Interrupted (interrupt.hpp) after SIGINT/SIGTERM.
 ExecuteResult execute_plan(storage::Db& store, const manifest::Plan& plan,
                            const ExecuteOptions& options, ProgressSink* progress = nullptr);
 

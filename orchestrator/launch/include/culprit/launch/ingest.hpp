@@ -17,12 +17,16 @@ struct IngestOutcome {
   std::optional<double> median_ms;
   int steps_measured = 0;
   std::int64_t events = 0;
+  std::string warning;  // e.g. the run file's meta.warmup_steps disagreed with the manifest
 };
 
 // Ingests `run_file` for `run_id` and records `finish` (its status, median and error filled in
 // from the outcome) in the same transaction: the run lands whole or not at all. A missing or
 // bad run file leaves no event behind and records the run as failed.
+// `warmup_steps` (the manifest's experiment.warmup_steps) decides which steps are warm-up: it
+// is stored as the run's meta.warmup_steps; a run file that omits it or says otherwise gets a
+// warning, its own value kept as meta.run_file_warmup_steps. nullopt: the run file decides.
 IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::string& run_file,
-                         storage::RunFinish finish);
+                         storage::RunFinish finish, std::optional<int> warmup_steps = {});
 
 }  // namespace culprit::launch

@@ -25,6 +25,7 @@ struct ProcessResult {
   std::optional<int> exit_code;  // set when it exited
   std::optional<int> signal;     // set when a signal ended it
   bool timed_out = false;        // the limit was reached and the group was killed
+  int interrupted_by = 0;        // SIGINT/SIGTERM reached culprit (InterruptScope); group killed
   double wall_s = 0;
   std::string stdout_tail;
   std::string stderr_tail;
@@ -33,7 +34,9 @@ struct ProcessResult {
 // Called about once a second while the child runs, with the seconds elapsed.
 using TickCallback = std::function<void(double elapsed_s)>;
 
-// Starts argv, waits for it, and returns how it ended. Never throws for a child's failure; the
+// Starts argv, waits for it, and returns how it ended. A SIGINT/SIGTERM received under an
+// InterruptScope (interrupt.hpp) is forwarded to the child's group: SIGTERM, SIGKILL after
+// grace_s. Never throws for a child's failure; the
 // result says what happened. The child dies with the calling thread (PR_SET_PDEATHSIG), so an
 // orchestrator killed with SIGKILL does not leave its launcher running.
 ProcessResult run_process(const ProcessSpec& spec, const TickCallback& tick = {});

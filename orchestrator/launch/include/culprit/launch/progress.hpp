@@ -27,11 +27,15 @@ struct RunReport {
   int repetition = 0;
   int position = 0;
   int attempt = 1;
-  std::string status;  // ok | failed | timeout | crashed
+  std::string status;  // ok | failed | timeout | crashed | interrupted
   std::optional<double> median_ms;
   std::string error;  // empty when ok
   double wall_s = 0;
   std::string stderr_tail;
+  // The failure lies in the environment (launcher missing, disk full, folder not writable),
+  // not in the run: the sweep stops there and leaves the rest pending.
+  bool environment_error = false;
+  std::string warning;  // something the user should know about an ok run (e.g. its warm-up)
 };
 
 class ProgressSink {

@@ -1,0 +1,35 @@
+# `cmake --install build [--prefix P]`: the commands, and stepclock as a package an outside
+# project can use (docs/stepclock.md): headers, libstepclock.so/.a, stepclockConfig.cmake
+# (targets stepclock::stepclock_shared, stepclock::stepclock_static and stepclock::stepclock,
+# the shared one) and stepclock.pc for pkg-config.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+foreach(command culprit culprit-step culprit-sim)
+  if(TARGET ${command})
+    install(TARGETS ${command} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
+
+if(TARGET stepclock_shared)
+  set(stepclock_source ${CMAKE_SOURCE_DIR}/workloads/stepclock)
+  install(DIRECTORY ${stepclock_source}/include/stepclock
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+  install(TARGETS stepclock_shared stepclock_static EXPORT stepclockTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  set(stepclock_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/stepclock)
+  install(EXPORT stepclockTargets NAMESPACE stepclock:: DESTINATION ${stepclock_cmake_dir})
+  configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/stepclockConfig.cmake.in
+    ${CMAKE_BINARY_DIR}/stepclockConfig.cmake INSTALL_DESTINATION ${stepclock_cmake_dir})
+  write_basic_package_version_file(${CMAKE_BINARY_DIR}/stepclockConfigVersion.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+  install(FILES ${CMAKE_BINARY_DIR}/stepclockConfig.cmake
+    ${CMAKE_BINARY_DIR}/stepclockConfigVersion.cmake DESTINATION ${stepclock_cmake_dir})
+  # From PREFIX/<libdir>/pkgconfig back to PREFIX (libdir may be lib/x86_64-linux-gnu).
+  file(RELATIVE_PATH stepclock_pc_to_prefix "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+  configure_file(${CMAKE_SOURCE_DIR}/cmake/stepclock.pc.in ${CMAKE_BINARY_DIR}/stepclock.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/stepclock.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 15, defect 9: a missing launcher or workload is found before the first run (exit 2,
+# named, nothing marked); an environment failure during a sweep stops it there, the rest
+# stays pending, and the summary says how to go on (--retry-failed for failed runs).
+source "$(dirname "$0")/common.sh"
+MANIFEST="$DATA/launch/small.toml"
+PLANNED=$("$CULPRIT" plan --json "$MANIFEST" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"]))')
+
+# mpirun missing from PATH.
+mkdir emptybin
+expect_rc "run without mpirun" 2 env PATH="$PWD/emptybin" "$CULPRIT" run "$MANIFEST" --db a.db
+expect_log "mpirun is named" "launcher 'mpirun' of configuration '[^']+' is not found in PATH"
+expect_eq "runs not pending without mpirun" "$(q a.db "SELECT count(*) FROM runs WHERE status != 'pending'")" 0
+
+# culprit without culprit-step beside it or in PATH (was: every run "killed by signal 6").
+mkdir alone && cp "$CULPRIT" alone/culprit
+expect_rc "run without culprit-step" 2 env PATH="$(dirname "$(command -v mpirun)"):/usr/bin:/bin" alone/culprit run "$MANIFEST" --db b.db
+expect_log "culprit-step is named" "workload 'culprit-step' of configuration '[^']+' is not found in PATH nor beside culprit"
+expect_eq "runs not pending without culprit-step" "$(q b.db "SELECT count(*) FROM runs WHERE status != 'pending'")" 0
+
+# A run folder that cannot be created (a file is in the way of <db>.runs): the first run fails,
+# the sweep stops, the rest stays pending, and the summary says how to go on.
+: > c.db.runs
+expect_rc "run with an unwritable run folder" 5 "$CULPRIT" run "$MANIFEST" --db c.db
+expect_eq "failed runs" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'failed'")" 1
+expect_eq "pending runs" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'pending'")" $((PLANNED - 1))
+expect_log "the stop is explained" "stopped: environment error in run" out.log
+expect_log "pending runs are announced" "$((PLANNED - 1)) run\(s\) left pending" out.log
+expect_log "the retry hint is printed" "--retry-failed" out.log
+rm c.db.runs
+expect_rc "the sweep continues" 5 "$CULPRIT" run "$MANIFEST" --db c.db
+expect_eq "still failed without --retry-failed" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'failed'")" 1
+expect_log "the retry hint again" "--retry-failed" out.log
+expect_rc "--retry-failed" 0 "$CULPRIT" run "$MANIFEST" --db c.db --retry-failed
+expect_eq "all ok" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'ok'")" "$PLANNED"
+echo "ok: missing launcher/workload found before launch; environment failure stops the sweep"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Issue 15, defects 5, 8 and 10: a store culprit may only read is read; what is not a culprit
+# store is refused with exit 2, the reason and the file named, and left untouched.
+source "$(dirname "$0")/common.sh"
+MANIFEST="$DATA/launch/small.toml"
+"$CULPRIT" run "$MANIFEST" --db s.db --shard 1/3 2> run.log || fail "sweep failed: $(cat run.log)"
+RUN=$(q s.db "SELECT min(id) FROM runs WHERE status = 'ok'")
+
+# Defect 5: a store of another user (not writable, in a folder this user cannot write) and a
+# store on a read-only mount are readable; `run` says read-only with exit 2.
+mkdir ro && cp s.db ro/s.db && chmod 755 ro && chmod 644 ro/s.db
+as_other() { if [[ $(id -u) == 0 ]]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+if [[ $(id -u) != 0 ]]; then chmod a-w ro/s.db ro; fi
+for reader in "runs --db ro/s.db" "export --db ro/s.db" "compare --db ro/s.db" "attribute $RUN --db ro/s.db"; do
+  # shellcheck disable=SC2086
+  expect_rc "$reader on another user's store" 0 as_other "$CULPRIT" $reader
+done
+expect_rc "run on another user's store" 2 as_other "$CULPRIT" run "$MANIFEST" --db ro/s.db
+expect_log "run says read-only" "ro/s.db is read-only"
+if [[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null; then
+  rc=0
+  unshare -m bash -c "mount --bind ro ro && mount -o remount,ro,bind ro && \
+    '$CULPRIT' runs --db ro/s.db > mount.out 2> mount.log && \
+    { '$CULPRIT' run '$MANIFEST' --db ro/s.db 2> mount-run.log; echo \$? > mount-run.rc; }" || rc=$?
+  expect_eq "runs on a read-only mount" "$rc" 0
+  expect_eq "run on a read-only mount" "$(cat mount-run.rc)" 2
+  expect_log "run on a read-only mount says read-only" "read-only" mount-run.log
+fi
+[[ ! -e ro/s.db-wal && ! -e ro/s.db.lock ]] || fail "files were left beside the read-only store: $(ls ro)"
+
+# Defect 8: a SQLite file of another application is neither migrated nor changed.
+sqlite3 app.db "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'a');"
+SUM=$(sha256sum app.db)
+expect_rc "run --db on a foreign SQLite file" 2 "$CULPRIT" run "$MANIFEST" --db app.db
+expect_log "the foreign file is named" "app.db is a SQLite file of another application \(tables: users\)"
+expect_eq "the foreign file" "$(sha256sum app.db)" "$SUM"
+expect_rc "runs --db on a foreign SQLite file" 2 "$CULPRIT" runs --db app.db
+expect_log "runs names the foreign file" "app.db is a SQLite file of another application"
+expect_rc "merge into a foreign SQLite file" 2 "$CULPRIT" merge app.db s.db
+expect_eq "the foreign file after merge" "$(sha256sum app.db)" "$SUM"
+# An empty file may become a store.
+: > empty.db
+expect_rc "run --db on an empty file" 0 "$CULPRIT" run "$MANIFEST" --db empty.db --shard 3/3
+
+# Defect 10: user errors exit 2 with the reason and the file, never "internal error".
+head -c 5000 /dev/urandom > garbage.db
+printf 'not a database at all\n' >> garbage.db
+expect_rc "--db that is not SQLite (run)" 2 "$CULPRIT" run "$MANIFEST" --db garbage.db
+expect_log "run names the file" "garbage.db cannot be read as a culprit store"
+expect_rc "--db that is not SQLite (runs)" 2 "$CULPRIT" runs --db garbage.db
+expect_log "runs names the file" "garbage.db cannot be read as a culprit store"
+expect_rc "--db in a missing folder" 2 "$CULPRIT" run "$MANIFEST" --db no/such/dir/s.db
+expect_log "the missing folder is named" "the folder no/such/dir does not exist"
+mkdir folder.db
+expect_rc "--db that is a folder (run)" 2 "$CULPRIT" run "$MANIFEST" --db folder.db
+expect_log "the folder is named" "folder.db is a folder"
+expect_rc "--db that is a folder (runs)" 2 "$CULPRIT" runs --db folder.db
+cp s.db future.db
+sqlite3 future.db "PRAGMA user_version = 99"
+expect_rc "run on a store of a newer schema" 2 "$CULPRIT" run "$MANIFEST" --db future.db
+expect_log "the newer schema is named" "future.db has schema version 99, newer than this culprit"
+expect_rc "runs on a store of a newer schema" 2 "$CULPRIT" runs --db future.db
+expect_rc "attribute --run-file of a garbage file" 2 "$CULPRIT" attribute --run-file garbage.db
+expect_log "the run file is named" "garbage.db"
+! grep -q "internal error" err.log || fail "a garbage run file is an internal error: $(cat err.log)"
+FAILED=$(q s.db "SELECT id FROM runs LIMIT 1")
+sqlite3 s.db "UPDATE runs SET status = 'failed', first_event_rowid = NULL, last_event_rowid = NULL WHERE id = $FAILED"
+expect_rc "attribute of a failed run" 2 "$CULPRIT" attribute "$FAILED" --db s.db
+expect_log "the failed run is named" "run $FAILED"
+! grep -q "internal error" err.log || fail "attribute of a failed run is an internal error: $(cat err.log)"
+
+# Defect 14: a typo in --experiment is not an empty result; two formats at once are refused;
+# merge checks every input before it creates or changes OUT.
+expect_rc "runs --experiment typo" 2 "$CULPRIT" runs --db s.db --experiment launch-smal
+expect_log "the stored experiments are listed" "no experiment 'launch-smal' in s.db \(it holds: launch-small\)"
+expect_rc "export --experiment typo" 2 "$CULPRIT" export --db s.db --experiment launch-smal
+expect_rc "export --format csv --json" 2 "$CULPRIT" export --db s.db --format csv --json
+expect_log "the conflict is named" "--json and --format csv ask for two formats"
+expect_rc "merge with a missing input" 2 "$CULPRIT" merge merged.db s.db missing.db
+expect_log "the missing input is named" "shard database missing.db does not exist; nothing was merged"
+[[ ! -e merged.db ]] || fail "merge created OUT before it checked its inputs"
+expect_rc "merge with a garbage input" 2 "$CULPRIT" merge merged.db s.db garbage.db
+[[ ! -e merged.db ]] || fail "merge created OUT before it checked a garbage input"
+sed 's/^steps = 4/steps = 5/' "$MANIFEST" > changed.toml
+"$CULPRIT" run changed.toml --db other.db --shard 1/3 2> other.log || fail "changed sweep: $(cat other.log)"
+expect_rc "merge of shards of different manifests" 2 "$CULPRIT" merge merged.db s.db other.db
+expect_log "the conflict names both files" "was run from different manifests in s.db and other.db"
+[[ ! -e merged.db ]] || fail "merge left a half-merged OUT"
+expect_eq "integrity_check" "$(q s.db "PRAGMA integrity_check")" ok
+echo "ok: read-only stores read, foreign and broken files refused with exit 2"
