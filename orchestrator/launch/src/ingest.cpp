@@ -23,13 +23,22 @@ void record_failure(storage::Db& store, std::int64_t run_id, storage::RunFinish 
 
 }  // namespace
 
-IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::string& run_file,
-                         storage::RunFinish finish) {
+IngestOutcome ingest_run(
+    storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
+    const std::vector<std::pair<std::string, std::string>>& launch_provenance) {
   IngestOutcome outcome;
   try {
     storage::AttachedRunFile file(store, run_file);
     storage::Transaction tx(store);
     outcome.events = storage::copy_run_file(store, file, run_id);
+    if (!launch_provenance.empty()) {
+      storage::Statement insert(store,
+                                "INSERT OR REPLACE INTO provenance (run_id, rank, key, value) "
+                                "VALUES (?1, -1, ?2, ?3)");
+      for (const auto& [key, value] : launch_provenance) {
+        insert.bind(1, run_id).bind(2, key).bind(3, value).run();
+      }
+    }
     const auto steps =
         analysis::step_times(storage::load_run(store, run_id, storage::EventSelection::kStepsOnly));
     std::vector<storage::StepRow> rows;

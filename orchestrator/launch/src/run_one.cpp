@@ -149,7 +149,8 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
     report.error = error;
     return report;
   }
-  const IngestOutcome ingest = ingest_run(store, report.run_id, run_file.string(), finish);
+  const IngestOutcome ingest = ingest_run(store, report.run_id, run_file.string(), finish,
+                                          launch_provenance(command, options.launch));
   report.status = ingest.ok ? "ok" : "failed";
   report.error = ingest.error;
   report.median_ms = ingest.median_ms;

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "culprit/storage/db.hpp"
 #include "culprit/storage/records.hpp"
@@ -21,8 +23,10 @@ struct IngestOutcome {
 
 // Ingests `run_file` for `run_id` and records `finish` (its status, median and error filled in
 // from the outcome) in the same transaction: the run lands whole or not at all. A missing or
-// bad run file leaves no event behind and records the run as failed.
-IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::string& run_file,
-                         storage::RunFinish finish);
+// bad run file leaves no event behind and records the run as failed. `launch_provenance`
+// (launch_provenance()) is added to the run's provenance as whole-job (rank -1) entries.
+IngestOutcome ingest_run(
+    storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
+    const std::vector<std::pair<std::string, std::string>>& launch_provenance = {});
 
 }  // namespace culprit::launch
