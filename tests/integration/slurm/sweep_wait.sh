@@ -44,4 +44,12 @@ set -e
 expect_eq "exit code of a too-wide sweep" "$RC" 2
 grep -q "cores" wide.log && grep -q -- "--oversubscribe" wide.log || fail "message: $(cat wide.log)"
 [[ ! -e wide.db.slurm/submission.txt ]] || fail "a refused sweep left a submission behind"
+# ... and run when oversubscription is asked for (one rank more than the cores, 2 runs).
+sed "s/^ranks = 2/ranks = $((CORES + 1))/; s/^repetitions = 6/repetitions = 1/; s/^name = \"slurm-sweep\"/name = \"oversubscribed\"/" \
+  "$MANIFEST" > over.toml
+"$CULPRIT" submit over.toml --shards 1 --db over.db --oversubscribe --wait 2> over.log ||
+  fail "--oversubscribe sweep: $(cat over.log)"
+expect_eq "oversubscribed runs ok" "$(q over.db "SELECT count(*) FROM runs WHERE status = 'ok'")" 2
+grep -q -- "'--overcommit' '--exclusive'" over.db.slurm/sbatch-commands.txt ||
+  fail "no --overcommit: $(cat over.db.slurm/sbatch-commands.txt)"
 echo "ok: 12 runs over 3 shards merged, verdicts as local ($SLURM)"
