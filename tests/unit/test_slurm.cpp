@@ -62,3 +62,37 @@ TEST_CASE("load_submission: a database without a submitted sweep is a usage erro
   CHECK_THROWS_WITH_AS(culprit::slurm::load_submission("/nonexistent/x.db"),
                        doctest::Contains("submit it first"), culprit::UsageError);
 }
+
+TEST_CASE("squeue lines: states, reasons, a pending array's tasks expanded") {
+  const auto states = culprit::slurm::parse_squeue(
+      "12_1|RUNNING|None\n12_[2-4,7%2]|PENDING|JobArrayTaskLimit\n13|PENDING|Dependency\n");
+  REQUIRE(states.size() == 6);
+  CHECK(states[0].job_id == "12_1");
+  CHECK(states[0].state == "RUNNING");
+  CHECK(states[0].reason.empty());
+  CHECK(states[1].job_id == "12_2");
+  CHECK(states[3].job_id == "12_4");
+  CHECK(states[4].job_id == "12_7");
+  CHECK(states[4].reason == "JobArrayTaskLimit");
+  CHECK(states[5].job_id == "13");
+  CHECK(states[5].source == "squeue");
+}
+
+TEST_CASE("jobcomp log: an array's tasks by their array id, the last line of a job wins") {
+  const std::string log =
+      "JobId=3 UserId=root(0) Name=w JobState=FAILED ArrayJobId=1 ArrayTaskId=2 ExitCode=3:0\n"
+      "JobId=2 UserId=root(0) Name=w JobState=COMPLETED ArrayJobId=1 ArrayTaskId=1 "
+      "ExitCode=0:0\n"
+      "JobId=9 UserId=root(0) Name=other JobState=TIMEOUT ExitCode=0:1\n"
+      "JobId=3 UserId=root(0) Name=w JobState=COMPLETED ArrayJobId=1 ArrayTaskId=2 "
+      "ExitCode=0:0\n";
+  const auto states = culprit::slurm::parse_jobcomp(log, "1");
+  REQUIRE(states.size() == 2);
+  CHECK(states[0].job_id == "1_1");
+  CHECK(states[1].job_id == "1_2");
+  CHECK(states[1].state == "COMPLETED");  // requeued after failing once
+  CHECK(states[1].source == "jobcomp");
+  const auto plain = culprit::slurm::parse_jobcomp(log, "9");
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].state == "TIMEOUT");
+}

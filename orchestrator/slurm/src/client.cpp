@@ -68,9 +68,15 @@ JobState from_record(const Record& r, const std::string& source) {
 std::vector<JobState> from_squeue(const std::string& job_id) {
   const ClientResult r =
       run_client({"squeue", "--noheader", "--array", "--jobs=" + job_id, "--format=%i|%T|%r"});
+  if (!r.ok()) return {};  // an id squeue no longer knows is an error, not "no rows"
+  return parse_squeue(r.out);
+}
+
+}  // namespace
+
+std::vector<JobState> parse_squeue(const std::string& text) {
   std::vector<JobState> out;
-  if (!r.ok()) return out;  // an id squeue no longer knows is an error, not "no rows"
-  std::istringstream in(r.out);
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     const auto a = line.find('|');
@@ -111,6 +117,8 @@ std::vector<JobState> from_squeue(const std::string& job_id) {
   return out;
 }
 
+namespace {
+
 std::vector<JobState> from_sacct(const std::string& job_id) {
   const ClientResult r = run_client({"sacct", "--noheader", "--parsable2", "--allocations",
                                      "--jobs=" + job_id, "--format=JobID,State,ExitCode"});
@@ -145,7 +153,16 @@ std::vector<JobState> from_scontrol(const std::string& job_id) {
 }
 
 std::vector<JobState> from_jobcomp(const std::string& job_id, const std::string& log_path) {
-  std::ifstream in(log_path);
+  std::ifstream file(log_path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_jobcomp(text.str(), job_id);
+}
+
+}  // namespace
+
+std::vector<JobState> parse_jobcomp(const std::string& text, const std::string& job_id) {
+  std::istringstream in(text);
   std::map<std::string, JobState> latest;  // a requeued job appears more than once
   std::string line;
   while (std::getline(in, line)) {
@@ -158,6 +175,8 @@ std::vector<JobState> from_jobcomp(const std::string& job_id, const std::string&
   for (auto& [id, s] : latest) out.push_back(s);
   return out;
 }
+
+namespace {
 
 // Merges `more` into `into` for ids not there yet.
 void add_missing(std::vector<JobState>& into, const std::vector<JobState>& more) {

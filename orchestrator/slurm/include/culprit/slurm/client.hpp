@@ -36,6 +36,14 @@ struct JobState {
   std::string source;     // squeue | sacct | scontrol | jobcomp
 };
 
+// `squeue --noheader --array --format=%i|%T|%r` lines; a pending array's tasks not split off yet
+// ("12_[2-4,7%2]") are expanded to one entry per task.
+std::vector<JobState> parse_squeue(const std::string& text);
+
+// The entries of a jobcomp/filetxt log that belong to `job_id` (an array id matches its
+// tasks); the last line of a job wins (a requeued job is logged more than once).
+std::vector<JobState> parse_jobcomp(const std::string& text, const std::string& job_id);
+
 // What Slurm knows about `job_id` (an array job gives one entry per task): squeue while queued
 // or running; afterwards sacct when the cluster keeps accounting, else `scontrol show job`
 // (kept MinJobAge seconds), else the jobcomp/filetxt log. Empty when Slurm forgot the job.
