@@ -151,8 +151,9 @@ struct Counts {
   int finished = 0;
 };
 
-// Counts in a store that may be being written by a running task; zeros when absent.
-Counts count_runs(const std::string& path, const std::string& experiment) {
+// Counts in a store that may be being written by a running task; zeros when absent. Only the
+// planned repetitions count (adaptive sampling may have added more to a store).
+Counts count_runs(const std::string& path, const std::string& experiment, int repetitions) {
   Counts c;
   std::error_code ec;
   if (!fs::exists(path, ec)) return c;
@@ -161,8 +162,8 @@ Counts count_runs(const std::string& path, const std::string& experiment) {
     storage::Statement q(db,
                          "SELECT coalesce(sum(r.status = 'ok'), 0), coalesce(sum(r.status IN "
                          "('ok', 'failed', 'timeout', 'crashed')), 0) FROM runs r JOIN experiments "
-                         "e ON e.id = r.experiment_id WHERE e.name = ?1");
-    q.bind(1, experiment);
+                         "e ON e.id = r.experiment_id WHERE e.name = ?1 AND r.repetition < ?2");
+    q.bind(1, experiment).bind(2, repetitions);
     if (q.step()) {
       c.ok = static_cast<int>(q.column_int(0));
       c.finished = static_cast<int>(q.column_int(1));
@@ -335,7 +336,8 @@ SweepStatus sweep_status(const manifest::Plan& plan, const Submission& submissio
     shard.state = state.state;
     shard.reason = state.reason;
     shard.exit_code = state.exit_code;
-    const Counts counts = count_runs(submission.shard_db(i), plan.settings.name);
+    const Counts counts =
+        count_runs(submission.shard_db(i), plan.settings.name, plan.settings.repetitions);
     shard.ok = counts.ok;
     shard.finished = counts.finished;
     status.planned += shard.planned;
@@ -356,7 +358,7 @@ SweepStatus sweep_status(const manifest::Plan& plan, const Submission& submissio
   status.merge_log = submission.merge_log();
   const auto merge = job_states(submission.merge_job);
   status.merge_state = merge.empty() ? "UNKNOWN" : merge.front().state;
-  status.merged_ok = count_runs(submission.db, plan.settings.name).ok;
+  status.merged_ok = count_runs(submission.db, plan.settings.name, plan.settings.repetitions).ok;
   return status;
 }
 

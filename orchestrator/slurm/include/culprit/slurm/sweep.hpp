@@ -79,7 +79,7 @@ struct SweepStatus {
   int merged_ok = 0;  // ok runs of the experiment in the merged database
   int pending_tasks = 0, running_tasks = 0, done_tasks = 0, failed_tasks = 0;
   bool over() const;  // every task and the merge job reached a final state
-  bool all_ok() const { return merged_ok == planned; }
+  bool all_ok() const { return merged_ok >= planned; }
 };
 
 SweepStatus sweep_status(const manifest::Plan& plan, const Submission& submission);
