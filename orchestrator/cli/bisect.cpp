@@ -19,6 +19,7 @@ struct BisectOptions {
   std::string manifest;
   std::string cache;
   bool force = false;
+  std::string launcher;  // --launcher: auto | mpirun | srun
 };
 
 // One log line per finished run (bisection launches runs a few at a time).
@@ -74,6 +75,11 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
   command->add_option("--cache", o->cache,
                       "Worktrees, build logs and build outcomes of git commits (default: "
                       "<db>.builds)");
+  command
+      ->add_option("--launcher", o->launcher,
+                   "auto (srun inside a Slurm allocation, mpirun outside), mpirun or srun; "
+                   "overrides [launch] launcher and CULPRIT_LAUNCHER")
+      ->check(CLI::IsMember({"auto", "mpirun", "srun"}));
   command->add_flag("--force", o->force,
                     "Use the database even though the manifest changed since it was started");
   command->callback([&outcome, o] {
@@ -84,7 +90,7 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
     auto db = storage::open_store(db_path);
     launch::ExecuteOptions execute;
     execute.force = o->force;
-    execute.launch = launch::detect_launch_environment();
+    execute.launch = launch::detect_launch_environment(manifest.settings.launch, o->launcher);
     RunLog log;
     bisect::StoreMeasurer measurer(*db, manifest, *versions, execute, &log);
     const auto result =

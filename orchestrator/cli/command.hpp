@@ -44,5 +44,6 @@ void register_merge(CLI::App& app, Outcome& outcome);
 void register_export(CLI::App& app, Outcome& outcome);
 void register_reduce(CLI::App& app, Outcome& outcome);
 void register_import(CLI::App& app, Outcome& outcome);
+void register_submit(CLI::App& app, Outcome& outcome);
 
 }  // namespace culprit::cli

@@ -63,7 +63,8 @@ int run(int argc, char** argv) {
   using namespace culprit::cli;
   for (auto reg : {register_plan, register_run, register_runs, register_compare, register_explain,
                    register_attribute, register_bisect, register_verdict, register_validate,
-                   register_merge, register_export, register_import, register_reduce}) {
+                   register_merge, register_export, register_import, register_reduce,
+                   register_submit}) {
     reg(app, outcome);
   }
 

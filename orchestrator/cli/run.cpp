@@ -23,6 +23,7 @@ struct RunOptions {
   bool keep_run_files = false;
   bool force = false;
   bool retry_failed = false;
+  std::string launcher;  // --launcher: auto | mpirun | srun
 };
 
 std::string duration_text(double seconds) {
@@ -155,6 +156,11 @@ void register_run(CLI::App& app, Outcome& outcome) {
   command->add_option("--shard", o->shard,
                       "Run shard I of N: the planned runs whose position % N == I-1 (merge the "
                       "shard databases with `culprit merge`)");
+  command
+      ->add_option("--launcher", o->launcher,
+                   "auto (srun inside a Slurm allocation, mpirun outside), mpirun or srun; "
+                   "overrides [launch] launcher and CULPRIT_LAUNCHER")
+      ->check(CLI::IsMember({"auto", "mpirun", "srun"}));
   command->add_flag("--fail-fast", o->fail_fast, "Stop the sweep at the first run that is not ok");
   command->add_flag("--keep-run-files", o->keep_run_files,
                     "Keep each run's folder (<db>.runs/<run>.<attempt>/) after ingest");
@@ -172,7 +178,9 @@ void register_run(CLI::App& app, Outcome& outcome) {
     options.keep_run_files = o->keep_run_files;
     options.force = o->force;
     options.retry_failed = o->retry_failed;
-    options.launch = launch::detect_launch_environment();
+    options.launch = launch::detect_launch_environment(plan.settings.launch, o->launcher);
+    spdlog::debug("launcher: {} ({}: {})", options.launch.use_srun ? "srun" : "mpirun",
+                  options.launch.launcher_source, options.launch.launcher_choice);
     const std::string db_path = database_path(*o, plan);
     auto db = storage::open_store(db_path);
     SweepProgress progress;

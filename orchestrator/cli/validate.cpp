@@ -28,7 +28,7 @@ int validate(const ValidateArgs& args) {
                                                           : "culprit.db";
   auto store = storage::open_store(db_path);
   launch::ExecuteOptions options;
-  options.launch = launch::detect_launch_environment();
+  options.launch = launch::detect_launch_environment(plan.settings.launch);
   const launch::ExecuteResult executed = launch::execute_plan(*store, plan, options);
   spdlog::info("{} planned run(s): {} run now, {} reused, {} not ok", executed.planned,
                executed.runs.size(), executed.already_ok, executed.not_ok);

@@ -42,7 +42,7 @@ int judge_checkout(const VerdictOptions& o) {
   auto db = storage::open_store(db_path);
   launch::ExecuteOptions execute;
   execute.force = o.force;
-  execute.launch = launch::detect_launch_environment();
+  execute.launch = launch::detect_launch_environment(manifest.settings.launch);
   bisect::StoreMeasurer measurer(*db, manifest, *versions, execute);
   bisect::Options options;
   options.repetitions = manifest.settings.repetitions;

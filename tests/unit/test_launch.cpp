@@ -145,7 +145,8 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
         });
     CHECK(slurm.in_allocation);
     CHECK(slurm.slots == 64u);
-    CHECK_FALSE(slurm.use_srun);
+    CHECK(slurm.use_srun);  // launcher auto: srun inside an allocation
+    slurm.use_srun = false;
     cmd = build_launch_command(c, "/w/c.json", "/w/r.db", slurm);
     CHECK(std::find(cmd.argv.begin(), cmd.argv.end(), "--oversubscribe") == cmd.argv.end());
   }
@@ -154,8 +155,10 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
     env.srun = "srun";
     cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
     CHECK(cmd.launcher == "srun");
-    CHECK(cmd.argv == V{"srun", "--ntasks=3", "--kill-on-bad-exit=1", "--cpu-bind=cores",
-                        "culprit-step", "--config", "/w/c.json", "--out", "/w/r.db"});
+    // 3 ranks over 2 slots: srun is told to overcommit, as mpirun to oversubscribe.
+    CHECK(cmd.argv == V{"srun", "--ntasks=3", "--overcommit", "--kill-on-bad-exit=1",
+                        "--cpu-bind=cores", "culprit-step", "--config", "/w/c.json", "--out",
+                        "/w/r.db"});
   }
   SUBCASE("a version's command replaces the workload, placeholders filled") {
     c.command = {"./app", "--cfg={config}", "{out}"};
@@ -202,6 +205,82 @@ TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTH
     return std::nullopt;
   };
   CHECK(detect_launch_environment(lookup).python_path == "/opt/py:/old");
+TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER, then auto") {
+  auto env_of = [](std::map<std::string, std::string> vars) {
+    return [vars](const std::string& k) -> std::optional<std::string> {
+      auto it = vars.find(k);
+      if (it == vars.end()) return std::nullopt;
+      return it->second;
+    };
+  const auto alloc = env_of({{"SLURM_JOB_ID", "42"},
+                             {"SLURM_NTASKS", "4"},
+                             {"SLURM_ARRAY_JOB_ID", "40"},
+                             {"SLURM_ARRAY_TASK_ID", "2"},
+                             {"SLURM_JOB_NODELIST", "n[1-2]"},
+                             {"SLURM_JOB_NUM_NODES", "2"},
+                             {"SLURM_MPI_TYPE", "pmix"}});
+  const auto outside = env_of({});
+  culprit::manifest::LaunchSettings none;
+  // auto: srun inside an allocation, mpirun outside.
+  CHECK(detect_launch_environment(none, "", alloc).use_srun);
+  CHECK_FALSE(detect_launch_environment(none, "", outside).use_srun);
+  culprit::manifest::LaunchSettings mpirun;
+  mpirun.launcher = "mpirun";
+  CHECK_FALSE(detect_launch_environment(mpirun, "", alloc).use_srun);
+  CHECK(detect_launch_environment(mpirun, "srun", alloc).use_srun);  // --launcher wins
+  CHECK(detect_launch_environment(mpirun, "srun", alloc).launcher_source == "--launcher");
+  // CULPRIT_LAUNCHER is the fallback when neither is given.
+  auto with_env = env_of({{"SLURM_JOB_ID", "42"}, {"CULPRIT_LAUNCHER", "mpirun"}});
+  CHECK_FALSE(detect_launch_environment(none, "", with_env).use_srun);
+  CHECK(detect_launch_environment(mpirun, "", with_env).launcher_source == "[launch] launcher");
+  // srun outside an allocation says where the choice came from and what to do.
+  CHECK_THROWS_WITH_AS(detect_launch_environment(none, "srun", outside),
+                       doctest::Contains("--launcher = srun needs a Slurm allocation"), UsageError);
+
+  auto env = detect_launch_environment(none, "", alloc);
+  CHECK(env.srun_mpi_type == "pmix");
+  CHECK(env.slurm.at("job_id") == "42");
+  CHECK(env.slurm.at("array_task_id") == "2");
+  CHECK(env.slurm.at("nodes") == "n[1-2]");
+  culprit::manifest::Configuration c;
+  c.label = "baseline";
+  c.ranks = 6;
+  env.srun = "srun";
+  env.workload_dir.clear();
+  env.ranks_per_node = 3;
+  env.binding = "core";
+  env.extra_args = {"--exclusive"};
+  using V = std::vector<std::string>;
+  auto cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  // 6 ranks in an allocation of 4 tasks: srun must be told to overcommit.
+  CHECK(cmd.argv == V{"srun", "--ntasks=6", "--ntasks-per-node=3", "--overcommit",
+                      "--kill-on-bad-exit=1", "--cpu-bind=cores", "--exclusive", "culprit-step",
+                      "--config", "/w/c.json", "--out", "/w/r.db"});
+  CHECK(cmd.mpi_type == "pmix");
+  const auto prov = launch_provenance(cmd, env);
+  auto value = [&](const std::string& key) {
+    for (const auto& [k, v] : prov) {
+      if (k == key) return v;
+    }
+    return std::string("<none>");
+  CHECK(value("launch.launcher") == "srun");
+  CHECK(value("launch.mpi_type") == "pmix");
+  CHECK(value("slurm.job_id") == "42");
+  CHECK(value("slurm.array_job_id") == "40");
+  CHECK(value("slurm.num_nodes") == "2");
+  CHECK(value("launch.command_line").rfind(R"(["srun","--ntasks=6",)", 0) == 0);
+
+  // mpirun with more ranks than slots and core binding needs overload-allowed.
+  env.use_srun = false;
+  env.is_root = false;
+  env.extra_args = {"--mca", "btl", "self,vader"};
+  CHECK(cmd.argv[3] == "--oversubscribe");
+  CHECK(cmd.argv[4] == "--map-by");
+  CHECK(cmd.argv[5] == "ppr:3:node");
+  CHECK(cmd.argv[7] == "core:overload-allowed");
+  CHECK(cmd.mpi_type == "mpirun");
+  const auto workload = std::find(cmd.argv.begin(), cmd.argv.end(), "culprit-step");
+  CHECK(V(workload - 3, workload) == V{"--mca", "btl", "self,vader"});
 }
 
 TEST_CASE("launch environment: unknown launcher or binding is a usage error") {

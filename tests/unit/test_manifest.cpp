@@ -517,4 +517,36 @@ backend = "cpu"
 schedule = [{ name = "layer0", ms = 1 }]
 )")
             .find("compute = \"sleep\"") != std::string::npos);
+TEST_CASE("[launch]: launcher, ranks_per_node, binding and extra_args are read and validated") {
+  const Manifest m = parse_manifest(R"([launch]
+launcher = "srun"
+ranks_per_node = 4
+binding = "core"
+extra_args = ["--mpi=pmix", "--exclusive"]
+                                    "l.toml");
+  CHECK(m.settings.launch.launcher == "srun");
+  CHECK(m.settings.launch.ranks_per_node == 4);
+  CHECK(m.settings.launch.binding == "core");
+  CHECK(m.settings.launch.extra_args == std::vector<std::string>{"--mpi=pmix", "--exclusive"});
+  // Not set: empty, so the command line and the environment decide.
+  const Manifest plain = parse_manifest("[baseline]\nranks = 2\n", "p.toml");
+  CHECK(plain.settings.launch.launcher.empty());
+  CHECK(plain.settings.launch.binding.empty());
+  // The launch settings are not part of a configuration: mpirun and srun sweeps compare.
+  CHECK(make_plan(m, 1).configs[0].config_hash == make_plan(plain, 1).configs[0].config_hash);
+
+  const std::string message = error_of(R"([launch]
+launcher = "ssh"
+ranks_per_node = 0
+binding = "everywhere"
+extra_args = "--mpi=pmix"
+mpi = "pmix"
+  CHECK(contains(message, "m.toml:2:12: key 'launch.launcher'"));
+  CHECK(contains(message, "m.toml:3:18: key 'launch.ranks_per_node'"));
+  CHECK(contains(message, "m.toml:4:11: key 'launch.binding'"));
+  CHECK(contains(message, "m.toml:5:14: key 'launch.extra_args'"));
+  CHECK(contains(message, "split it into words"));
+  CHECK(contains(message, "m.toml:6:1: key 'launch.mpi'"));
+  CHECK(contains(error_of("[launch]\nextra_args = [\"-x\", 3]\n"), "key 'launch.extra_args[1]'"));
+  CHECK(contains(error_of("launcher = \"srun\"\n"), "move it under [launch]"));
 }

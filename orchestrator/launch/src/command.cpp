@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "culprit/errors.hpp"
+#include "culprit/launch/process.hpp"
+#include "culprit/manifest/json.hpp"
 
 namespace culprit::launch {
 namespace {
@@ -68,6 +70,25 @@ const char* srun_binding(const std::string& binding) {
   return "none";
 }
 
+// The cluster's MpiDefault from `scontrol show config`; "" when it cannot be read.
+std::string cluster_mpi_default() {
+  ProcessSpec spec;
+  spec.argv = {"scontrol", "show", "config"};
+  spec.timeout_s = 10;
+  spec.tail_bytes = 1 << 16;
+  const ProcessResult result = run_process(spec);
+  if (!result.exit_code || *result.exit_code != 0) return "";
+  const auto at = result.stdout_tail.find("MpiDefault");
+  if (at == std::string::npos) return "";
+  const auto eq = result.stdout_tail.find('=', at);
+  const auto end = result.stdout_tail.find('\n', at);
+  if (eq == std::string::npos || eq > end) return "";
+  std::string value = result.stdout_tail.substr(eq + 1, end - eq - 1);
+  value.erase(0, value.find_first_not_of(' '));
+  value.erase(value.find_last_not_of(" \r") + 1);
+  return value;
+}
+
 }  // namespace
 
 std::string executable_dir() {
@@ -76,7 +97,14 @@ std::string executable_dir() {
   return ec ? std::string() : self.parent_path().string();
 }
 
-LaunchEnvironment detect_launch_environment(const EnvLookup& lookup_in) {
+LaunchEnvironment detect_launch_environment(const EnvLookup& lookup) {
+  return detect_launch_environment(manifest::LaunchSettings{}, "", lookup);
+}
+
+LaunchEnvironment detect_launch_environment(const manifest::LaunchSettings& settings,
+                                            const std::string& cli_launcher,
+                                            const EnvLookup& lookup_in) {
+  const bool real_environment = !lookup_in;
   const EnvLookup lookup = lookup_in ? lookup_in : [](const std::string& key) {
     const char* value = std::getenv(key.c_str());
     return value ? std::optional<std::string>(value) : std::nullopt;
@@ -91,26 +119,59 @@ LaunchEnvironment detect_launch_environment(const EnvLookup& lookup_in) {
       } catch (const std::exception&) {  // malformed: keep the host's cores
       }
     }
-  }
-  if (auto launcher = lookup("CULPRIT_LAUNCHER")) {
-    if (*launcher == "srun") {
-      env.use_srun = true;
-    } else if (*launcher != "mpirun" && !launcher->empty()) {
-      throw UsageError("CULPRIT_LAUNCHER=" + *launcher +
-                       " is not a launcher culprit knows: use mpirun (default) or srun");
+    for (const auto& [key, name] :
+         {std::pair{"job_id", "SLURM_JOB_ID"}, std::pair{"array_job_id", "SLURM_ARRAY_JOB_ID"},
+          std::pair{"array_task_id", "SLURM_ARRAY_TASK_ID"},
+          std::pair{"nodes", "SLURM_JOB_NODELIST"},
+          std::pair{"num_nodes", "SLURM_JOB_NUM_NODES"}}) {
+      if (auto value = lookup(name)) env.slurm[key] = *value;
     }
   }
-  if (env.use_srun && !env.in_allocation) {
-    throw UsageError(
-        "CULPRIT_LAUNCHER=srun needs a Slurm allocation (SLURM_JOB_ID is not set): run inside "
-        "salloc/sbatch, or unset CULPRIT_LAUNCHER to use mpirun");
+  if (!cli_launcher.empty()) {
+    env.launcher_choice = cli_launcher;
+    env.launcher_source = "--launcher";
+  } else if (!settings.launcher.empty()) {
+    env.launcher_choice = settings.launcher;
+    env.launcher_source = "[launch] launcher";
+  } else if (auto launcher = lookup("CULPRIT_LAUNCHER"); launcher && !launcher->empty()) {
+    env.launcher_choice = *launcher;
+    env.launcher_source = "CULPRIT_LAUNCHER";
   }
-  if (auto bind = lookup("CULPRIT_BIND")) {
-    if (*bind != "none" && *bind != "core" && *bind != "socket" && *bind != "hwthread") {
-      throw UsageError("CULPRIT_BIND=" + *bind + " is not a binding policy: use none, core, " +
-                       "socket or hwthread");
-    }
+  const std::string& choice = env.launcher_choice;
+  if (choice != "auto" && choice != "mpirun" && choice != "srun") {
+    throw UsageError(env.launcher_source + " = " + choice +
+                     " is not a launcher culprit knows: use auto (srun inside a Slurm "
+                     "allocation, mpirun outside), mpirun or srun");
+  }
+  env.use_srun = choice == "srun" || (choice == "auto" && env.in_allocation);
+  if (choice == "srun" && !env.in_allocation) {
+    throw UsageError(env.launcher_source +
+                     " = srun needs a Slurm allocation (SLURM_JOB_ID is not set): run inside "
+                     "salloc/sbatch (or `culprit submit`), or use auto/mpirun");
+  }
+  std::string bind_source = "[launch] binding";
+  if (!settings.binding.empty()) {
+    env.binding = settings.binding;
+  } else if (auto bind = lookup("CULPRIT_BIND")) {
     env.binding = *bind;
+    bind_source = "CULPRIT_BIND";
+  }
+  if (env.binding != "none" && env.binding != "core" && env.binding != "socket" &&
+      env.binding != "hwthread") {
+    throw UsageError(bind_source + " = " + env.binding +
+                     " is not a binding policy: use none, core, socket or hwthread");
+  }
+  env.ranks_per_node = settings.ranks_per_node;
+  env.extra_args = settings.extra_args;
+  if (env.use_srun) {
+    for (const auto& arg : env.extra_args) {
+      if (arg.rfind("--mpi=", 0) == 0) env.srun_mpi_type = arg.substr(6);
+    }
+    if (env.srun_mpi_type.empty()) {
+      if (auto type = lookup("SLURM_MPI_TYPE")) env.srun_mpi_type = *type;
+    }
+    if (env.srun_mpi_type.empty() && real_environment) env.srun_mpi_type = cluster_mpi_default();
+    if (env.srun_mpi_type.empty()) env.srun_mpi_type = "MpiDefault";
   }
   env.is_root = geteuid() == 0;
   env.workload_dir = executable_dir();
@@ -119,6 +180,24 @@ LaunchEnvironment detect_launch_environment(const EnvLookup& lookup_in) {
     env.python_path = env.python_path.empty() ? *inherited : env.python_path + ":" + *inherited;
   }
   return env;
+}
+
+std::vector<std::pair<std::string, std::string>> launch_provenance(const LaunchCommand& command,
+                                                                   const LaunchEnvironment& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string argv = "[";
+  for (std::size_t i = 0; i < command.argv.size(); ++i) {
+    if (i > 0) argv += ",";
+    argv += manifest::Json(command.argv[i]).dump();
+  }
+  argv += "]";
+  out.emplace_back("launch.launcher", command.launcher);
+  out.emplace_back("launch.launcher_choice",
+                   env.launcher_choice + " (" + env.launcher_source + ")");
+  out.emplace_back("launch.command_line", argv);
+  out.emplace_back("launch.mpi_type", command.mpi_type);
+  for (const auto& [key, value] : env.slurm) out.emplace_back("slurm." + key, value);
+  return out;
 }
 
 LaunchCommand build_launch_command(const manifest::Configuration& config,
@@ -144,20 +223,38 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
   }
   const std::string ranks = std::to_string(config.ranks);
   command.binding = env.binding;
+  const bool oversubscribed = static_cast<unsigned>(config.ranks) > env.slots;
   if (env.use_srun) {
     command.launcher = "srun";
-    command.argv = {env.srun, "--ntasks=" + ranks, "--kill-on-bad-exit=1",
-                    std::string("--cpu-bind=") + srun_binding(env.binding)};
+    command.mpi_type = env.srun_mpi_type;
+    command.argv = {env.srun, "--ntasks=" + ranks};
+    if (env.ranks_per_node > 0) {
+      command.argv.push_back("--ntasks-per-node=" + std::to_string(env.ranks_per_node));
+    }
+    // More ranks than the allocation's tasks: srun refuses unless told to overcommit.
+    if (oversubscribed) command.argv.push_back("--overcommit");
+    command.argv.insert(
+        command.argv.end(),
+        {"--kill-on-bad-exit=1", std::string("--cpu-bind=") + srun_binding(env.binding)});
   } else {
     command.launcher = "mpirun";
+    command.mpi_type = "mpirun";
     command.argv = {env.mpirun, "-np", ranks};
-    if (static_cast<unsigned>(config.ranks) > env.slots) command.argv.push_back("--oversubscribe");
+    if (oversubscribed) command.argv.push_back("--oversubscribe");
     if (env.is_root) command.argv.push_back("--allow-run-as-root");
-    command.argv.insert(command.argv.end(), {"--bind-to", env.binding});
+    if (env.ranks_per_node > 0) {
+      command.argv.insert(command.argv.end(),
+                          {"--map-by", "ppr:" + std::to_string(env.ranks_per_node) + ":node"});
+    }
+    // Binding to cores with more ranks than cores needs overload-allowed, or mpirun refuses.
+    const bool overload = oversubscribed && env.binding != "none";
+    command.argv.insert(command.argv.end(),
+                        {"--bind-to", env.binding + (overload ? ":overload-allowed" : "")});
     // Exported explicitly so ranks on other hosts of an allocation see them too.
     for (const auto& [key, value] : command.env)
       command.argv.insert(command.argv.end(), {"-x", key});
   }
+  command.argv.insert(command.argv.end(), env.extra_args.begin(), env.extra_args.end());
   command.argv.insert(command.argv.end(), workload.begin(), workload.end());
   return command;
 }

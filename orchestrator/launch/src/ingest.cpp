@@ -45,8 +45,10 @@ std::string apply_warmup(storage::Db& store, std::int64_t run_id, int warmup_ste
 
 }  // namespace
 
-IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::string& run_file,
-                         storage::RunFinish finish, std::optional<int> warmup_steps) {
+IngestOutcome ingest_run(
+    storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
+    std::optional<int> warmup_steps,
+    const std::vector<std::pair<std::string, std::string>>& launch_provenance) {
   IngestOutcome outcome;
   try {
     storage::AttachedRunFile file(store, run_file);
@@ -54,6 +56,14 @@ IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::str
     outcome.events = storage::copy_run_file(store, file, run_id);
     std::string warning;
     if (warmup_steps) warning = apply_warmup(store, run_id, *warmup_steps);
+    if (!launch_provenance.empty()) {
+      storage::Statement insert(store,
+                                "INSERT OR REPLACE INTO provenance (run_id, rank, key, value) "
+                                "VALUES (?1, -1, ?2, ?3)");
+      for (const auto& [key, value] : launch_provenance) {
+        insert.bind(1, run_id).bind(2, key).bind(3, value).run();
+      }
+    }
     const auto steps =
         analysis::step_times(storage::load_run(store, run_id, storage::EventSelection::kStepsOnly));
     std::vector<storage::StepRow> rows;

@@ -167,7 +167,8 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
     return report;
   }
   const IngestOutcome ingest =
-      ingest_run(store, report.run_id, run_file.string(), finish, plan.settings.warmup_steps);
+      ingest_run(store, report.run_id, run_file.string(), finish, plan.settings.warmup_steps,
+                 launch_provenance(command, options.launch));
   report.warning = ingest.warning;
   report.status = ingest.ok ? "ok" : "failed";
   report.error = ingest.error;

@@ -27,20 +27,22 @@ using detail::describe;
 using detail::item_path;
 using detail::TomlReader;
 
-const std::vector<std::string> kSections = {"experiment", "stats",  "baseline",    "versions",
-                                            "vary",       "bisect", "reduced_from"};
+const std::vector<std::string> kSections = {"experiment", "stats",  "baseline",     "versions",
+                                            "vary",       "bisect", "reduced_from", "launch"};
 const std::vector<std::string> kExperimentKeys = {
     "name",  "description", "repetitions", "warmup_steps", "steps",
     "order", "seed",        "timeout_s",   "db",           "design"};
 const std::vector<std::string> kStatsKeys = {"alpha", "margin", "max_repetitions"};
 const std::vector<std::string> kBaselineKeys = {"version", "ranks", "backend", "model", "inject"};
+const std::vector<std::string> kLaunchKeys = {"launcher", "ranks_per_node", "binding",
+                                              "extra_args"};
 
 // A section key written at the top level ("repetitions = 5" above [experiment]) is the most
 // common slip; say where it belongs.
 std::string home_section(const std::string& key) {
   for (const auto& [section, keys] :
        {std::pair{"experiment", &kExperimentKeys}, std::pair{"stats", &kStatsKeys},
-        std::pair{"baseline", &kBaselineKeys}}) {
+        std::pair{"baseline", &kBaselineKeys}, std::pair{"launch", &kLaunchKeys}}) {
     if (std::find(keys->begin(), keys->end(), key) != keys->end()) return section;
   }
   return "";
@@ -190,6 +192,37 @@ std::string raw_baseline_version(const toml::table& root) {
   const toml::node* version = table ? table->get("version") : nullptr;
   const auto name = version ? version->value_exact<std::string>() : std::nullopt;
   return name.value_or("");
+}
+
+void parse_launch(TomlReader& reader, const toml::table& table, LaunchSettings& s) {
+  const std::string p = "launch";
+  reader.only_keys(table, p, kLaunchKeys);
+  reader.read(table, "launcher", p, s.launcher, {"auto", "mpirun", "srun"}, "launcher = \"auto\"");
+  reader.read(table, "ranks_per_node", p, s.ranks_per_node, 1, 1'000'000, "ranks_per_node = 8");
+  reader.read(table, "binding", p, s.binding, {"none", "core", "socket", "hwthread"},
+              "binding = \"core\"");
+  if (const toml::node* node = table.get("extra_args")) {
+    const std::string path = child_path(p, "extra_args");
+    const std::string example = "extra_args = [\"--mca\", \"btl\", \"self,vader\"]";
+    const toml::array* items = node->as_array();
+    if (items == nullptr) {
+      reader.problem(reader.at(*node), path, "an array of launcher arguments (no shell is used)",
+                     describe(*node),
+                     node->is_string() ? "split it into words, e.g. " + example
+                                       : "write for example " + example);
+      return;
+    }
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      const toml::node& item = *items->get(i);
+      const auto word = item.value_exact<std::string>();
+      if (!word || word->empty()) {
+        reader.problem(reader.at(item), item_path(path, i), "a non-empty string", describe(item),
+                       "quote every argument, e.g. " + example);
+        continue;
+      }
+      s.extra_args.push_back(*word);
+    }
+  }
 }
 
 void parse_baseline(TomlReader& reader, const toml::table& table, BaselineSpec& baseline,
@@ -544,6 +577,9 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   // Delays of the baseline and of [[vary]] levels run in the baseline's version: a custom
   // program there accepts its own region names as phases (compose checks the rest).
   const bool baseline_custom = runs_custom_command(root, raw_baseline_version(root));
+  if (auto* t = section(reader, root, "launch", "[launch] launcher = \"auto\"")) {
+    parse_launch(reader, *t, manifest.settings.launch);
+  }
   if (auto* t = section(reader, root, "baseline", "[baseline] ranks = 2")) {
     parse_baseline(reader, *t, manifest.baseline, baseline_custom);
   }

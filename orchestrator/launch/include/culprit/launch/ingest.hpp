@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "culprit/storage/db.hpp"
 #include "culprit/storage/records.hpp"
@@ -26,7 +28,11 @@ struct IngestOutcome {
 // `warmup_steps` (the manifest's experiment.warmup_steps) decides which steps are warm-up: it
 // is stored as the run's meta.warmup_steps; a run file that omits it or says otherwise gets a
 // warning, its own value kept as meta.run_file_warmup_steps. nullopt: the run file decides.
-IngestOutcome ingest_run(storage::Db& store, std::int64_t run_id, const std::string& run_file,
-                         storage::RunFinish finish, std::optional<int> warmup_steps = {});
+// `launch_provenance` (launch_provenance()) is added to the run's provenance as whole-job
+// (rank -1) entries.
+IngestOutcome ingest_run(
+    storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
+    std::optional<int> warmup_steps = {},
+    const std::vector<std::pair<std::string, std::string>>& launch_provenance = {});
 
 }  // namespace culprit::launch

@@ -10,6 +10,16 @@
 
 namespace culprit::manifest {
 
+// [launch]: how runs are started (docs/manifest.md). Empty strings mean "not set here": the
+// command line (--launcher), then CULPRIT_LAUNCHER / CULPRIT_BIND, then the defaults decide.
+// Not part of any configuration's hash: the same sweep under mpirun and srun compares.
+struct LaunchSettings {
+  std::string launcher;                 // "" | auto | mpirun | srun
+  int ranks_per_node = 0;               // 0: the launcher's default placement
+  std::string binding;                  // "" | none | core | socket | hwthread
+  std::vector<std::string> extra_args;  // passed to the launcher before the workload
+};
+
 struct ExperimentSettings {
   std::string name;
   std::string manifest_path;
@@ -26,6 +36,7 @@ struct ExperimentSettings {
   std::string design = "one-factor-at-a-time";
   double alpha = 0.05;
   double margin = 0.02;
+  LaunchSettings launch;
 };
 
 struct Configuration {
