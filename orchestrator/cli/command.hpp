@@ -42,5 +42,6 @@ void register_verdict(CLI::App& app, Outcome& outcome);
 void register_validate(CLI::App& app, Outcome& outcome);
 void register_merge(CLI::App& app, Outcome& outcome);
 void register_export(CLI::App& app, Outcome& outcome);
+void register_report(CLI::App& app, Outcome& outcome);
 
 }  // namespace culprit::cli

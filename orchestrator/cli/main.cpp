@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   using namespace culprit::cli;
   for (auto reg : {register_plan, register_run, register_runs, register_compare, register_explain,
                    register_attribute, register_bisect, register_verdict, register_validate,
-                   register_merge, register_export}) {
+                   register_merge, register_export, register_report}) {
     reg(app, outcome);
   }
 
