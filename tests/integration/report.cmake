@@ -22,6 +22,13 @@ if(Python3_Interpreter_FOUND AND CULPRIT_SQLITE3)
               ${_report_work} ${CULPRIT_CHROMIUM})
     set_tests_properties(integration.report.html_chromium PROPERTIES
       LABELS integration TIMEOUT 180 FIXTURES_REQUIRED report_reference)
+    # A bisection (tests/data/report/bisect-sim.toml, ~5 s): the path replayed and drawn; the
+    # experiment's baseline has no runs, so explain and the scorecard say why they are absent.
+    add_test(NAME integration.report.bisect_chromium
+      COMMAND ${CULPRIT_BASH} ${_report_scripts}/bisect_chromium.sh ${CULPRIT_BIN_DIR}
+              ${CULPRIT_TEST_DATA}/report/bisect-sim.toml ${_report_work}_bisect ${CULPRIT_CHROMIUM})
+    set_tests_properties(integration.report.bisect_chromium PROPERTIES
+      LABELS integration TIMEOUT 180)
   else()
     message(FATAL_ERROR "culprit: chromium not found (the HTML report test renders in it).\n"
       "  Install the Debian package:  apt-get install chromium")

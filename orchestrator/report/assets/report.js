@@ -114,7 +114,10 @@
         sci(c.p_value), { cls: c.verdict, text: c.verdict }, pct(c.mde_relative, 2)];
     });
     if (rows.length) table("table-compare", ["comparison", "n", "median ms", "shift ms", "shift 95 % CI", "relative [CI]", "p (Mann–Whitney)", "verdict", "MDE"], rows);
-    else absent("table-compare", "No comparison: " + (data.compare.skipped && data.compare.skipped.length ? "configurations skipped" : "one configuration only") + ".");
+    else {
+      var why = data.notes.filter(function (n) { return n.indexOf("no comparison") === 0; });
+      absent("table-compare", why.length ? why[0] : "No comparison: one configuration only.");
+    }
   }
 
   // ---- explain
@@ -249,6 +252,42 @@
   // ---- bisection and scorecard
   function bisection() {
     if (!data.bisect) { absent("chart-bisect", "No bisection in this experiment's data (run `culprit bisect MANIFEST` to make one)."); return; }
+    var r = data.bisect.result, versions = data.bisect.versions;
+    var outcome = {};
+    r.steps.forEach(function (s) { outcome[s.version] = s; });
+    var outcomeColor = { good: "#1a7f37", bad: "#b2182b", between: "#6a51a3", untestable: "#999", undecided: "#c77700" };
+    var margin = { top: 20, right: 20, bottom: 60, left: 64 };
+    var width = Math.max(300, Math.min(1000, 60 * versions.length)), height = 260;
+    var g = svg("chart-bisect", width, height, margin);
+    var values = [];
+    versions.forEach(function (v) { values = values.concat(v.samples_ms); });
+    if (!values.length) values = [0, 1];
+    var y = d3.scale.linear().domain(d3.extent(values)).nice().range([height, 0]);
+    var x = d3.scale.ordinal().domain(versions.map(function (v) { return v.name; })).rangePoints([0, width], 1);
+    g.append("g").attr("class", "axis").attr("transform", "translate(0," + height + ")").call(d3.svg.axis().scale(x).orient("bottom"));
+    g.append("g").attr("class", "axis").call(d3.svg.axis().scale(y).orient("left").ticks(6));
+    g.append("text").attr("transform", "rotate(-90)").attr("x", -height / 2).attr("y", -48).attr("text-anchor", "middle").text("run median step time (ms)");
+    versions.forEach(function (v) {
+      var s = outcome[v.name], cx = x(v.name);
+      var color = s ? outcomeColor[s.outcome] || "#555" : "#bbb";
+      g.selectAll(null).data(v.samples_ms).enter().append("circle").attr("class", "run-dot").attr("cx", function (d, i) { return cx - 8 + (i % 5) * 4; })
+        .attr("cy", function (d) { return y(d); }).attr("r", 2.5).attr("fill", color).attr("opacity", 0.6);
+      if (v.ci_ms) {
+        g.append("line").attr("x1", cx + 14).attr("x2", cx + 14).attr("y1", y(v.ci_ms[0])).attr("y2", y(v.ci_ms[1])).attr("stroke", color).attr("stroke-width", 2);
+        g.append("rect").attr("x", cx + 10).attr("y", y(v.median_ms) - 1.5).attr("width", 8).attr("height", 3).attr("fill", color);
+      }
+      if (v === versions[0]) color = outcomeColor.good;
+      var label = v === versions[0] ? "good (reference)" : s ? s.outcome : (r.skipped.indexOf(v.name) >= 0 ? "skipped" : "not tested");
+      g.append("text").attr("x", cx).attr("y", height + 34).attr("text-anchor", "middle").attr("fill", color).text(label);
+      if (v.name === r.first_bad) g.append("text").attr("class", "label-cause").attr("x", cx).attr("y", height + 50).attr("text-anchor", "middle").text("first bad");
+    });
+    var p = d3.select("#chart-bisect").append("p");
+    p.text("Bisection " + r.status + ": " + r.message + " Shift first bad − last good: " + fmt(r.shift_ms) + " ms " + interval(r.shift_ci_ms) +
+      ", p " + sci(r.p_value) + ", " + r.runs + " run medians used. Untestable/skipped: " + (r.skipped.length ? r.skipped.join(", ") : "none") +
+      (r.candidates.length ? "; candidates: " + r.candidates.join(", ") : "") + ". No posterior: this bisection decides by confidence intervals. Replayed from the stored runs (nothing launched).");
+    table("table-bisect", ["order", "version", "kind", "vs last good", "vs first bad", "outcome", "n"], r.steps.map(function (s, i) {
+      return [String(i + 1), s.version, s.kind, { cls: s.verdict, text: s.verdict }, s.vs_bad || "–", s.outcome, String(s.n)];
+    }));
   }
   function scorecard() {
     var card = data.scorecard;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <map>
 
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
@@ -14,14 +15,24 @@
 namespace culprit::report {
 namespace {
 
+std::optional<manifest::Manifest> stored_manifest(const stats::StoredExperiment& experiment) {
+  if (experiment.manifest_text.empty()) return std::nullopt;
+  try {
+    return manifest::parse_manifest(experiment.manifest_text, experiment.manifest_path);
+  } catch (const std::exception& e) {
+    spdlog::warn("the stored manifest of '{}' does not parse ({}); using alpha 0.05, margin 0.02",
+                 experiment.name, e.what());
+  }
+  return std::nullopt;
+}
+
 // alpha, margin and looks as `culprit compare` takes them from the stored manifest.
-CompareSettings stored_settings(const stats::StoredExperiment& experiment) {
+CompareSettings stored_settings(const std::optional<manifest::Manifest>& loaded) {
   CompareSettings settings;
   settings.source = "defaults";
-  if (!experiment.manifest_text.empty()) {
-    try {
-      const manifest::Manifest m =
-          manifest::parse_manifest(experiment.manifest_text, experiment.manifest_path);
+  if (loaded) {
+    {
+      const manifest::Manifest& m = *loaded;
       stats::SamplingPlan plan;
       plan.repetitions = m.settings.repetitions;
       plan.max_repetitions = m.settings.max_repetitions;
@@ -30,9 +41,6 @@ CompareSettings stored_settings(const stats::StoredExperiment& experiment) {
       settings.margin = m.settings.margin;
       settings.looks = stats::planned_looks(plan);
       settings.source = "from the stored manifest";
-    } catch (const std::exception& e) {
-      spdlog::warn("the stored manifest of '{}' does not parse ({}); using alpha 0.05, margin 0.02",
-                   experiment.name, e.what());
     }
   }
   settings.alpha_per_comparison = settings.alpha / settings.looks;
@@ -46,7 +54,8 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
   const stats::StoredExperiment experiment =
       stats::load_stored_experiment(store, options.experiment);
   data.experiment = experiment.name;
-  data.settings = stored_settings(experiment);
+  const std::optional<manifest::Manifest> loaded = stored_manifest(experiment);
+  data.settings = stored_settings(loaded);
   data.configurations = experiment.configs;
 
   stats::ComparisonRequest request;
@@ -124,6 +133,9 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
   } else {
     data.notes.push_back("no validate scorecard: no run of this experiment had an injected delay");
   }
+  std::string why = "the experiment's manifest is not stored or does not parse";
+  if (loaded) data.bisection = bisect::replay_bisection(store, experiment.id, *loaded, why);
+  if (!data.bisection) data.notes.push_back("no bisection path: " + why);
   return data;
 }
 

@@ -2,6 +2,7 @@
 // validate as those subcommands print it, plus the figures of the focus run.
 #include <cmath>
 
+#include "culprit/bisect/report.hpp"
 #include "culprit/build_info.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/compare_report.hpp"
@@ -168,7 +169,28 @@ std::string report_json(const ReportData& data) {
   } else {
     json.null();
   }
-  json.key("bisect").null();
+  json.key("bisect");
+  if (data.bisection) {
+    bisect::ReportContext context;
+    context.experiment = data.experiment;
+    json.begin_object().key("result").raw(bisect::result_json(data.bisection->result, context));
+    json.key("versions").begin_array();
+    for (const bisect::StoredVersion& v : data.bisection->versions) {
+      json.begin_object().field("name", v.name).field("detail", v.detail);
+      json.field("n", static_cast<int>(v.medians_ms.size()));
+      if (!v.medians_ms.empty()) {
+        const stats::Summary s = stats::summarize(v.medians_ms);
+        json.field("median_ms", s.median).field("has_ci", s.has_ci);
+        json.key("ci_ms").begin_array().value(s.ci_lo).value(s.ci_hi).end_array();
+      }
+      json.key("samples_ms").begin_array();
+      for (double ms : v.medians_ms) json.value(ms);
+      json.end_array().end_object();
+    }
+    json.end_array().end_object();
+  } else {
+    json.null();
+  }
   json.key("focus")
       .begin_object()
       .field("config", data.focus_config)

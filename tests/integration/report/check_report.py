@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks `culprit report`'s page: offline by construction, and drawn without errors.
 
-Usage: check_report.py REPORT.html DOM.html CHROMIUM_LOG SCREENSHOT.png [EXPECT_CULPRIT_RANK]
+Usage: check_report.py REPORT.html DOM.html CHROMIUM_LOG SCREENSHOT.png [--culprit RANK]
+                       [--charts ID,...] [--absent-ok ID,...]
 REPORT.html: nothing is loaded from anywhere (no src/href to a resource, no URL but the XML
 namespace names d3 carries, which are identifiers, not fetches). DOM.html: the DOM after headless
 Chromium ran the page: its own error log empty, no resource loaded, every section's chart
@@ -18,7 +19,7 @@ NAMESPACES = {"http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
               "http://www.w3.org/XML/1998/namespace"}
 CHARTS = ["chart-configs", "chart-waterfall", "chart-activity", "chart-lateness", "chart-excess",
           "chart-scorecard", "chart-timeline", "chart-efficiency"]
-MAY_BE_ABSENT = {"chart-bisect"}  # no bisection in the reference scenario
+MAY_BE_ABSENT = {"chart-bisect"}  # default: the reference scenario has no bisection
 
 
 def fail(message):
@@ -62,7 +63,7 @@ def static_checks(html):
         fail("the report's own script requests data")
 
 
-def dom_checks(dom, culprit_rank):
+def dom_checks(dom, culprit_rank, charts, may_be_absent):
     m = re.search(r'<pre id="culprit-status"[^>]*data-done="1"[^>]*>(.*?)</pre>', dom, re.S)
     if not m:
         fail("the page did not finish drawing (no culprit-status with data-done)")
@@ -71,14 +72,14 @@ def dom_checks(dom, culprit_rank):
         fail(f"errors while drawing: {status['errors']}")
     if status["resources"]:
         fail(f"the page loaded resources: {status['resources']}")
-    for chart in CHARTS + sorted(MAY_BE_ABSENT):
+    for chart in charts + sorted(may_be_absent):
         start = dom.find(f'id="{chart}"')
         if start < 0:
             fail(f"no #{chart} element")
         end = dom.find('<div class="chart"', start + 10)
         section_end = dom.find("</section>", start)
         body = dom[start:min(x for x in (end, section_end) if x > 0)]
-        if chart in MAY_BE_ABSENT and 'data-absent="1"' in body:
+        if chart in may_be_absent and 'data-absent="1"' in body:
             continue
         marks = len(re.findall(r"<(rect|circle|line|path)\b", body))
         if "<svg" not in body or marks < 3:
@@ -112,9 +113,19 @@ def main():
     html = open(sys.argv[1], encoding="utf-8").read()
     dom = open(sys.argv[2], encoding="utf-8").read()
     log = open(sys.argv[3], encoding="utf-8", errors="replace").read()
-    culprit = int(sys.argv[5]) if len(sys.argv) > 5 else None
+    culprit, charts, may_be_absent = None, CHARTS, MAY_BE_ABSENT
+    rest = sys.argv[5:]
+    for flag, value in zip(rest[::2], rest[1::2]):
+        if flag == "--culprit":
+            culprit = int(value)
+        elif flag == "--charts":
+            charts = value.split(",")
+        elif flag == "--absent-ok":
+            may_be_absent = set(value.split(","))
+        else:
+            fail(f"unknown option {flag}")
     static_checks(html)
-    dom_checks(dom, culprit)
+    dom_checks(dom, culprit, charts, may_be_absent)
     log_checks(log)
     png_checks(sys.argv[4])
     print(f"check_report: ok: {len(html)} bytes, offline, every chart drawn, no console error")

@@ -11,6 +11,7 @@
 #include "culprit/analysis/explain.hpp"
 #include "culprit/analysis/figures.hpp"
 #include "culprit/analysis/validate.hpp"
+#include "culprit/bisect/replay.hpp"
 #include "culprit/report/compare_report.hpp"
 #include "culprit/stats/stored.hpp"
 #include "culprit/storage/db.hpp"
@@ -30,6 +31,7 @@ struct ReportData {
   stats::StoredComparisons compare;
   analysis::StoredExplanations explain;          // empty when the experiment has one configuration
   std::optional<analysis::Scorecard> scorecard;  // when some run had an injected delay
+  std::optional<bisect::Replay> bisection;       // when the manifest has a [bisect] section
   // The run the heat maps and the timeline show: the representative run of the configuration
   // that moved the median most (else the baseline's), with its configuration and attribution.
   std::string focus_config;
