@@ -205,7 +205,7 @@ StepLanes step_lanes(const Timeline& t, const std::vector<CollectiveTiming>& col
     add(step.last_rank, "finished last");
     add(0, "rank 0");
     for (int r : most_extreme(lateness, options.max_lanes / 4)) {
-      if (!std::isnan(lateness[static_cast<std::size_t>(r)][column])) add(r, "extreme lateness");
+      if (!std::isnan(lateness[static_cast<std::size_t>(r)][column])) add(r, "extreme arrival");
     }
     const int rest = options.max_lanes - static_cast<int>(shown.size());
     for (int i = 0; i < rest; ++i) add(static_cast<int>((i + 0.5) * t.ranks() / rest), "sample");

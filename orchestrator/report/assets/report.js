@@ -323,7 +323,7 @@
     d3.select("#timeline-about").text("Step " + t.step + " of run " + data.focus.run + " ('" + data.focus.config + "'), " + fmt(t.time_ms) + " ms: " + t.why +
       ". Lanes: " + t.selection + ". Aligned clock (rank 0's), ms from the step's start. Hatched: waiting inside a collective (arrival to the last arrival).");
     var lanes = t.lanes, laneH = 22;
-    var margin = { top: 26, right: 30, bottom: 36, left: 150 }, width = 1000, height = laneH * lanes.length;
+    var margin = { top: 26, right: 30, bottom: 36, left: 210 }, width = 960, height = laneH * lanes.length;
     var g = svg("chart-timeline", width, height, margin);
     var defs = d3.select("#chart-timeline svg").append("defs");
     var pattern = defs.append("pattern").attr("id", "wait-hatch").attr("patternUnits", "userSpaceOnUse").attr("width", 6).attr("height", 6);
@@ -358,7 +358,8 @@
     if (t.divergence) {
       var dx = x(t.divergence_begin_ms);
       g.append("line").attr("class", "divergence-mark").attr("x1", dx).attr("x2", dx).attr("y1", -6).attr("y2", height).attr("stroke", "#b2182b").attr("stroke-width", 1.5).attr("stroke-dasharray", "5,3");
-      g.append("text").attr("class", "label-cause").attr("x", dx + 4).attr("y", -10)
+      var right = dx > width * 0.6;
+      g.append("text").attr("class", "label-cause").attr("x", right ? dx - 4 : dx + 4).attr("y", -10).attr("text-anchor", right ? "end" : "start")
         .text("first divergence: rank " + t.divergence.rank + " " + phaseText(t.divergence.phase, t.divergence.layer) + " (+" + fmt(t.divergence.excess_ms) + " ms)");
     }
     var legend = [["compute", kindColor.compute], ["collective (transfer)", kindColor.collective], ["host", kindColor.host], ["waiting", "url(#wait-hatch)"], ["first divergence", "#b2182b"]];
