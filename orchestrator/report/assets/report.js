@@ -179,7 +179,7 @@
       { label: e.baseline + ": exact busy", v: a.baseline.busy_share },
       { label: e.candidate + ": sampled", v: a.candidate.sampled_share, sampled: true },
       { label: e.candidate + ": exact busy", v: a.candidate.busy_share }];
-    var margin = { top: 10, right: 60, bottom: 30, left: 170 }, width = 320, height = 24 * bars.length;
+    var margin = { top: 10, right: 60, bottom: 30, left: 300 }, width = 320, height = 24 * bars.length;
     var g = svg("chart-activity", width, height, margin);
     var x = d3.scale.linear().domain([0, 1]).range([0, width]);
     var y = d3.scale.ordinal().domain(d3.range(bars.length)).rangeBands([0, height], 0.25);
@@ -382,7 +382,7 @@
     });
     table("table-efficiency", ["ratio", "run", "value", "numerator", "denominator", "not available because"], rows);
     if (!fractions.length) { absent("chart-efficiency", "No fraction-valued ratio is available."); return; }
-    var margin = { top: 10, right: 80, bottom: 30, left: 260 }, width = 420, height = 20 * fractions.length;
+    var margin = { top: 10, right: 80, bottom: 30, left: 380 }, width = 420, height = 20 * fractions.length;
     var g = svg("chart-efficiency", width, height, margin);
     var x = d3.scale.linear().domain([0, Math.max(1, d3.max(fractions, function (f) { return f.v; }))]).range([0, width]);
     var y = d3.scale.ordinal().domain(d3.range(fractions.length)).rangeBands([0, height], 0.2);
