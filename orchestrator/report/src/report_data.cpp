@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <future>
 #include <map>
 
 #include "culprit/analysis/stored_runs.hpp"
@@ -118,13 +119,17 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
     data.focus = analysis::attribute_run(storage::load_run(store, middle.id), attribution);
   }
 
-  {
-    analysis::AttributionOptions attribution = options.attribution;
-    if (attribution.peak_flops_per_device <= 0)
-      attribution.peak_flops_per_device = analysis::configured_peak_flops(store, data.focus.run_id);
-    const storage::RunData run = storage::load_run(store, data.focus.run_id);
-    data.figures = analysis::run_figures(run, data.focus, attribution, options.figures);
-  }
+  // The pictures of the focus run are made on their own connection (a reader of the same file)
+  // while the scorecard is made on this one: on a large run they cost about as much as it.
+  analysis::AttributionOptions attribution = options.attribution;
+  if (attribution.peak_flops_per_device <= 0)
+    attribution.peak_flops_per_device = analysis::configured_peak_flops(store, data.focus.run_id);
+  std::future<analysis::RunFigures> figures =
+      std::async(std::launch::async, [&data, &options, attribution, path = store.path()] {
+        storage::Db reader(path, storage::Db::Mode::kReadOnly);
+        const storage::RunData run = storage::load_run(reader, data.focus.run_id);
+        return analysis::run_figures(run, data.focus, attribution, options.figures);
+      });
 
   analysis::Scorecard card =
       analysis::score_experiment(store, experiment.name, options.attribution);
@@ -133,6 +138,7 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
   } else {
     data.notes.push_back("no validate scorecard: no run of this experiment had an injected delay");
   }
+  data.figures = figures.get();
   std::string why = "the experiment's manifest is not stored or does not parse";
   if (loaded) data.bisection = bisect::replay_bisection(store, experiment.id, *loaded, why);
   if (!data.bisection) data.notes.push_back("no bisection path: " + why);
