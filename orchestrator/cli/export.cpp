@@ -1,11 +1,19 @@
 #include <fmt/format.h>
 
+#include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "command.hpp"
+#include "culprit/analysis/attribution.hpp"
+#include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/json.hpp"
+#include "culprit/report/perfetto_export.hpp"
 #include "culprit/storage/queries.hpp"
+#include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
@@ -15,7 +23,85 @@ struct ExportOptions {
   CommonOptions common;
   std::string format = "csv";
   std::string experiment;
+  std::optional<std::int64_t> run;
+  std::string steps;   // "A:B", either side may be empty
+  std::string ranks;   // "0,5,60-63"
+  std::string output;  // empty: stdout
 };
+
+int parse_int(const std::string& text, const std::string& option) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 0) {
+    throw UsageError(option + ": '" + text + "' is not a non-negative integer");
+  }
+  return value;
+}
+
+void parse_steps(const std::string& text, report::TraceFilter& filter) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos)
+    throw UsageError("--steps '" + text + "': expected FIRST:LAST (e.g. 10:12, 10: or :12)");
+  const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+  if (!a.empty()) filter.first_step = parse_int(a, "--steps");
+  if (!b.empty()) filter.last_step = parse_int(b, "--steps");
+  if (filter.first_step >= 0 && filter.last_step >= 0 && filter.first_step > filter.last_step)
+    throw UsageError("--steps '" + text + "': the first step is after the last");
+}
+
+void parse_ranks(const std::string& text, int ranks, report::TraceFilter& filter) {
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const std::size_t dash = item.find('-');
+    const int lo = parse_int(dash == std::string::npos ? item : item.substr(0, dash), "--ranks");
+    const int hi = dash == std::string::npos ? lo : parse_int(item.substr(dash + 1), "--ranks");
+    if (hi < lo || hi >= ranks) {
+      throw UsageError("--ranks '" + text + "': '" + item + "' is not a range of ranks 0.." +
+                       std::to_string(ranks - 1) + " of this run");
+    }
+    for (int r = lo; r <= hi; ++r) filter.ranks.push_back(r);
+    at = comma + 1;
+  }
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text << "\n";
+    return;
+  }
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError("cannot write '" + temp + "': check that its folder exists");
+    out << text << "\n";
+    out.close();
+    if (!out) throw UsageError("writing '" + temp + "' failed (disk full?)");
+  }
+  std::filesystem::rename(temp, path);
+}
+
+// One run as Chrome trace-event JSON on the aligned clock (Perfetto, chrome://tracing).
+void export_perfetto(storage::Db& db, const ExportOptions& o) {
+  if (!o.run) {
+    throw UsageError("--format perfetto exports one run: give its RUN id (see `culprit runs`)");
+  }
+  storage::RunData run;
+  try {
+    run = storage::load_run(db, *o.run);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  report::TraceFilter filter;
+  if (!o.steps.empty()) parse_steps(o.steps, filter);
+  if (!o.ranks.empty()) parse_ranks(o.ranks, run.ranks, filter);
+  analysis::AttributionOptions options;
+  options.peak_flops_per_device = analysis::configured_peak_flops(db, *o.run);
+  const analysis::RunAttribution attribution = analysis::attribute_run(run, options);
+  write_output(o.output, report::perfetto_trace(run, attribution, filter));
+}
 
 // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
 std::string csv_field(const std::string& text) {
@@ -58,19 +144,30 @@ void print_json(const std::vector<storage::StepExport>& rows) {
 
 void register_export(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
-      "export", "Export per-step data (run, configuration, repetition, step, time) as CSV or JSON");
+      "export", "Export per-step data as CSV or JSON, or one run's timeline as a Perfetto trace");
   auto o = std::make_shared<ExportOptions>();
   add_json_flag(*command, o->common);
   add_db_option(*command, o->common);
-  command->add_option("--format", o->format, "csv (default) or json")
-      ->check(CLI::IsMember({"csv", "json"}));
+  command
+      ->add_option("--format", o->format,
+                   "csv (default), json, or perfetto (one RUN as Chrome trace-event JSON)")
+      ->check(CLI::IsMember({"csv", "json", "perfetto"}));
   command->add_option("--experiment", o->experiment, "Only the steps of this experiment (name)");
+  command->add_option("RUN", o->run, "perfetto: the run to export (see `culprit runs`)");
+  command->add_option("--steps", o->steps, "perfetto: only steps FIRST:LAST (inclusive)");
+  command->add_option("--ranks", o->ranks, "perfetto: only these ranks, e.g. 0,5,60-63");
+  command->add_option("-o,--output", o->output, "perfetto: the file to write (default: stdout)");
   command->callback([&outcome, o, command] {
     if (o->common.json && command->count("--format") > 0 && o->format != "json") {
       throw UsageError("--json and --format " + o->format +
                        " ask for two formats: pass one of them (--json is --format json)");
     }
     auto db = storage::open_existing_store(o->common.db.empty() ? "culprit.db" : o->common.db);
+    if (o->format == "perfetto") {
+      export_perfetto(*db, *o);
+      outcome.exit_code = exit_code::kOk;
+      return;
+    }
     storage::check_experiment_exists(*db, o->experiment);
     const auto rows = storage::export_steps(*db, o->experiment);
     (o->common.json || o->format == "json") ? print_json(rows) : print_csv(rows);

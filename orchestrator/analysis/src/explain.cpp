@@ -147,6 +147,7 @@ StoredExplanations explain_stored(storage::Db& store, const std::string& experim
   StoredExplanations result;
   result.experiment = stored.name;
   const MedianStep base = median_step(store, *baseline, options);
+  result.baseline_attribution = base.attribution;
   for (const StoredConfig* c : candidates) {
     if (c->ok_runs.empty() && candidate_label.empty()) {
       result.skipped.emplace_back(c->label, "no successful run");
@@ -163,6 +164,7 @@ StoredExplanations explain_stored(storage::Db& store, const std::string& experim
       e.visual_overlap = on.attribution.efficiency.visual_overlap;
     }
     result.explanations.push_back(std::move(e));
+    result.candidate_attributions.push_back(candidate.attribution);
   }
   return result;
 }

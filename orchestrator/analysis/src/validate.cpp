@@ -55,14 +55,23 @@ InjectionTruth injection_truth(const std::string& config_json) {
 }
 
 Scorecard score_experiment(storage::Db& store, const std::string& name,
-                           const AttributionOptions& options) {
+                           const AttributionOptions& options,
+                           const std::map<std::int64_t, RunAttribution>* attributed) {
   const StoredExperimentRuns experiment = load_experiment_runs(store, name);
   Scorecard card;
   card.experiment = experiment.name;
   for (const StoredConfig& config : experiment.configs) {
     for (const StoredRun& stored : config.ok_runs) {
-      const storage::RunData run = storage::load_run(store, stored.id);
-      const RunAttribution blind = attribute_run(run, options);  // before looking at the truth
+      const RunAttribution* known = nullptr;
+      if (attributed) {
+        const auto it = attributed->find(stored.id);
+        if (it != attributed->end()) known = &it->second;
+      }
+      const storage::RunData run = storage::load_run(
+          store, stored.id,
+          known ? storage::EventSelection::kStepsOnly : storage::EventSelection::kAll);
+      // Blind: attributed before looking at the truth.
+      const RunAttribution blind = known ? *known : attribute_run(run, options);
       const InjectionTruth truth = injection_truth(run.config_json);
       if (truth.delay) {
         ValidationCase c;

@@ -50,6 +50,12 @@ JsonWriter& JsonWriter::end_array() {
   return *this;
 }
 
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  before_value();
+  out_ += json;
+  return *this;
+}
+
 JsonWriter& JsonWriter::key(std::string_view name) {
   if (open_.empty() || open_.back() != '{' || after_key_)
     throw std::logic_error("JSON key outside an object");

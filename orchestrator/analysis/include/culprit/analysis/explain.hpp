@@ -72,6 +72,10 @@ struct StoredExplanations {
   std::string experiment;
   std::vector<Explanation> explanations;
   std::vector<std::pair<std::string, std::string>> skipped;  // (label, why)
+  // The attributions of the (first) representative runs the explanations were made from, for
+  // reporters that show more of them (the HTML report): the baseline's, and one per explanation.
+  RunAttribution baseline_attribution;
+  std::vector<RunAttribution> candidate_attributions;
 };
 
 // `culprit explain`: BASELINE against CANDIDATE, or (empty labels) the experiment's baseline

@@ -4,6 +4,7 @@
 // compared with the delay that was injected.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,7 +63,10 @@ struct Scorecard {
 };
 
 // Attributes every ok run of the experiment (`name`, or the most recent one) and scores it.
+// `attributed`: blind attributions already made of some of these runs (e.g. by explain), used
+// instead of attributing those runs again; only their configuration echo is then read.
 Scorecard score_experiment(storage::Db& store, const std::string& name,
-                           const AttributionOptions& options);
+                           const AttributionOptions& options,
+                           const std::map<std::int64_t, RunAttribution>* attributed = nullptr);
 
 }  // namespace culprit::analysis

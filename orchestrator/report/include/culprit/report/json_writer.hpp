@@ -24,6 +24,8 @@ class JsonWriter {
   JsonWriter& value(std::string_view text);
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
   JsonWriter& null();
+  // A value that is already a JSON document (e.g. another reporter's output), copied as is.
+  JsonWriter& raw(std::string_view json);
   // Shorthand for key(name).value(v).
   template <typename T>
   JsonWriter& field(std::string_view name, const T& v) {

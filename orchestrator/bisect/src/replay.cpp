@@ -1,0 +1,80 @@
+#include "culprit/bisect/replay.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "culprit/bisect/versions.hpp"
+#include "culprit/storage/db.hpp"
+
+namespace culprit::bisect {
+namespace {
+
+class StoredMeasurer : public Measurer {
+ public:
+  explicit StoredMeasurer(std::vector<StoredVersion>& versions) : versions_(versions) {}
+  std::vector<double> samples(int index, int min_n) override {
+    const std::vector<double>& all = versions_[static_cast<std::size_t>(index)].medians_ms;
+    if (static_cast<int>(all.size()) < min_n) {
+      throw Untestable("not measured: the store holds " + std::to_string(all.size()) + " of the " +
+                       std::to_string(min_n) + " runs asked for");
+    }
+    return {all.begin(), all.begin() + min_n};
+  }
+
+ private:
+  std::vector<StoredVersion>& versions_;
+};
+
+std::vector<double> stored_medians(storage::Db& store, std::int64_t experiment_id,
+                                   const std::string& config_hash) {
+  storage::Statement query(store,
+                           "SELECT r.median_ms FROM runs r JOIN configurations c ON c.id = "
+                           "r.config_id WHERE c.experiment_id = ? AND c.config_hash = ? AND "
+                           "r.status = 'ok' AND r.median_ms IS NOT NULL ORDER BY r.repetition");
+  query.bind(1, experiment_id).bind(2, config_hash);
+  std::vector<double> medians;
+  while (query.step()) medians.push_back(query.column_double(0));
+  return medians;
+}
+
+}  // namespace
+
+std::optional<Replay> replay_bisection(storage::Db& store, std::int64_t experiment_id,
+                                       const manifest::Manifest& manifest, std::string& why) {
+  if (!manifest.bisect) {
+    why = "the experiment's manifest has no [bisect] section";
+    return std::nullopt;
+  }
+  if (manifest.bisect->git) {
+    why =
+        "the experiment bisects a git range; its commits are built on demand and a report "
+        "does not build (see `culprit bisect --json`)";
+    return std::nullopt;
+  }
+  auto source = make_version_source(manifest, "");
+  Replay replay;
+  for (int i = 0; i < static_cast<int>(source->names().size()); ++i) {
+    StoredVersion v;
+    v.name = source->names()[static_cast<std::size_t>(i)];
+    v.detail = source->detail(i);
+    const manifest::Configuration config = version_configuration(manifest, source->spec(i));
+    v.medians_ms = stored_medians(store, experiment_id, config.config_hash);
+    replay.versions.push_back(std::move(v));
+  }
+  Options options;
+  options.repetitions = manifest.settings.repetitions;
+  options.max_repetitions =
+      std::max(manifest.settings.max_repetitions, manifest.settings.repetitions);
+  options.alpha = manifest.settings.alpha;
+  options.margin = manifest.settings.margin;
+  StoredMeasurer measurer(replay.versions);
+  try {
+    replay.result = run_bisection(source->names(), measurer, options);
+  } catch (const std::exception& e) {
+    why = std::string("the stored runs do not replay a bisection: ") + e.what();
+    return std::nullopt;
+  }
+  return replay;
+}
+
+}  // namespace culprit::bisect

@@ -1,0 +1,35 @@
+#pragma once
+// `culprit export --format perfetto`: one run as Chrome trace-event JSON (what Perfetto's UI and
+// chrome://tracing open). One process per rank; one track (thread) per phase kind (compute,
+// collectives, waits, host, steps); slices on the ALIGNED clock (microseconds from the run's
+// earliest aligned event, `otherData.origin_ns`), with the raw local times and the clock
+// uncertainty in their args; flow arrows link each collective's instances across ranks (matched
+// by identifiers, in arrival order); waits (arrival to the last arrival) are their own slices;
+// the run's culprit and each step's first divergence are annotated.
+
+#include <string>
+#include <vector>
+
+#include "culprit/analysis/attribution.hpp"
+#include "culprit/storage/run_data.hpp"
+
+namespace culprit::report {
+
+struct TraceFilter {
+  int first_step = -1;     // -1: from the first
+  int last_step = -1;      // -1: to the last
+  std::vector<int> ranks;  // empty: every rank
+};
+
+// Track ids (the "tid" of every event of that kind).
+inline constexpr int kComputeTrack = 1;
+inline constexpr int kCollectiveTrack = 2;
+inline constexpr int kWaitTrack = 3;
+inline constexpr int kHostTrack = 4;
+inline constexpr int kStepTrack = 5;
+
+// `attribution` must be attribute_run() of `run`.
+std::string perfetto_trace(const storage::RunData& run, const analysis::RunAttribution& attribution,
+                           const TraceFilter& filter);
+
+}  // namespace culprit::report

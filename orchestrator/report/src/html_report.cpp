@@ -1,0 +1,81 @@
+// The page: the template with the style, d3, the data document and the drawing script inlined.
+#include <string>
+#include <string_view>
+
+#include "culprit/report/html_report.hpp"
+#include "report_assets.hpp"
+
+namespace culprit::report {
+namespace {
+
+// Inside <script>, "</" would end the element: JSON allows "<\/" for it.
+std::string script_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
+  }
+  return out;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string report_html(const ReportData& data) {
+  const std::string json = script_safe(report_json(data));
+  const std::string_view page = assets::report_html();
+  std::string out;
+  out.reserve(page.size() + json.size() + assets::d3_js().size() + 65536);
+  // Markers are replaced in the template only, never inside what was inlined.
+  std::size_t at = 0;
+  while (at < page.size()) {
+    const std::size_t open = page.find("{{", at);
+    if (open == std::string_view::npos) {
+      out.append(page.substr(at));
+      break;
+    }
+    const std::size_t close = page.find("}}", open);
+    out.append(page.substr(at, open - at));
+    const std::string_view marker = page.substr(open + 2, close - open - 2);
+    if (marker == "TITLE") {
+      out += html_escape(data.experiment);
+    } else if (marker == "STYLE") {
+      out.append(assets::report_css());
+    } else if (marker == "D3") {
+      out.append(assets::d3_js());
+    } else if (marker == "DATA") {
+      out += json;
+    } else if (marker == "SCRIPT") {
+      out.append(assets::report_js());
+    } else {
+      out.append(page.substr(open, close + 2 - open));
+    }
+    at = close + 2;
+  }
+  return out;
+}
+
+}  // namespace culprit::report

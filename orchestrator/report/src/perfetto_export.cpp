@@ -1,0 +1,343 @@
+#include "culprit/report/perfetto_export.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/timeline.hpp"
+#include "culprit/report/json_writer.hpp"
+
+namespace culprit::report {
+namespace {
+
+int track_of(storage::EventKind kind) {
+  switch (kind) {
+    case storage::EventKind::kCompute:
+      return kComputeTrack;
+    case storage::EventKind::kCollective:
+      return kCollectiveTrack;
+    case storage::EventKind::kHost:
+      return kHostTrack;
+    case storage::EventKind::kStep:
+      return kStepTrack;
+  }
+  return kHostTrack;
+}
+
+const char* kind_name(storage::EventKind kind) {
+  switch (kind) {
+    case storage::EventKind::kCompute:
+      return "compute";
+    case storage::EventKind::kCollective:
+      return "collective";
+    case storage::EventKind::kHost:
+      return "host";
+    case storage::EventKind::kStep:
+      return "step";
+  }
+  return "host";
+}
+
+// A slice to write, sorted per track by time before writing.
+struct Slice {
+  int rank = 0;
+  int track = 0;
+  std::int64_t begin = 0;  // aligned ns, rounded, from the origin
+  std::int64_t end = 0;
+  analysis::EventIndex event = analysis::kNoEvent;
+  bool wait = false;
+  int collective = -1;  // Timeline::collectives index for waits
+};
+
+class TraceWriter {
+ public:
+  TraceWriter(const storage::RunData& run, const analysis::RunAttribution& attribution,
+              const TraceFilter& filter)
+      : run_(run),
+        a_(attribution),
+        t_(analysis::build_timeline(run)),
+        timings_(analysis::time_collectives(t_)) {
+    for (int r : filter.ranks) {
+      if (r >= 0 && r < run.ranks) ranks_.insert(r);
+    }
+    if (filter.ranks.empty()) {
+      for (int r = 0; r < run.ranks; ++r) ranks_.insert(r);
+    }
+    first_step_ = filter.first_step;
+    last_step_ = filter.last_step;
+    origin_ = std::numeric_limits<double>::infinity();
+    for (std::size_t e = 0; e < run.events.size(); ++e) origin_ = std::min(origin_, t_.begin_ns[e]);
+    if (run.events.empty()) origin_ = 0;
+    origin_ = std::floor(origin_);
+  }
+
+  std::string write() {
+    collect();
+    json_.begin_object().field("displayTimeUnit", "ns");
+    json_.key("traceEvents").begin_array();
+    metadata();
+    for (const Slice& s : slices_) slice(s);
+    flows();
+    annotations();
+    json_.end_array();
+    other_data();
+    json_.end_object();
+    return json_.str();
+  }
+
+ private:
+  bool included(const storage::Event& e) const {
+    return ranks_.count(e.rank) && (first_step_ < 0 || e.step >= first_step_) &&
+           (last_step_ < 0 || e.step <= last_step_);
+  }
+  std::int64_t aligned(double ns) const { return std::llround(ns - origin_); }
+  static double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+  void collect() {
+    for (std::size_t i = 0; i < run_.events.size(); ++i) {
+      const storage::Event& e = run_.events[i];
+      if (!included(e)) continue;
+      Slice s;
+      s.rank = e.rank;
+      s.track = track_of(e.kind);
+      s.begin = aligned(t_.begin_ns[i]);
+      s.end = aligned(t_.end_ns[i]);
+      s.event = static_cast<analysis::EventIndex>(i);
+      slices_.push_back(s);
+      const std::int32_t k = t_.collective_of[i];
+      if (k < 0) continue;
+      const double wait =
+          timings_[static_cast<std::size_t>(k)].wait_ns[static_cast<std::size_t>(e.rank)];
+      if (wait <= 0) continue;
+      Slice w = s;
+      w.track = kWaitTrack;
+      w.end = aligned(t_.begin_ns[i] + wait);
+      w.wait = true;
+      w.collective = k;
+      slices_.push_back(w);
+    }
+    std::stable_sort(slices_.begin(), slices_.end(), [](const Slice& x, const Slice& y) {
+      if (x.rank != y.rank) return x.rank < y.rank;
+      if (x.track != y.track) return x.track < y.track;
+      if (x.begin != y.begin) return x.begin < y.begin;
+      return x.end > y.end;  // an enclosing slice first
+    });
+  }
+
+  void metadata() {
+    static const std::pair<int, const char*> tracks[] = {{kComputeTrack, "compute"},
+                                                         {kCollectiveTrack, "collectives"},
+                                                         {kWaitTrack, "waits"},
+                                                         {kHostTrack, "host"},
+                                                         {kStepTrack, "steps"}};
+    for (int r : ranks_) {
+      json_.begin_object()
+          .field("ph", "M")
+          .field("name", "process_name")
+          .field("pid", r)
+          .field("tid", 0);
+      json_.key("args")
+          .begin_object()
+          .field("name", fmt::format("rank {}", r))
+          .end_object()
+          .end_object();
+      json_.begin_object()
+          .field("ph", "M")
+          .field("name", "process_sort_index")
+          .field("pid", r)
+          .field("tid", 0);
+      json_.key("args").begin_object().field("sort_index", r).end_object().end_object();
+      for (const auto& [tid, name] : tracks) {
+        json_.begin_object()
+            .field("ph", "M")
+            .field("name", "thread_name")
+            .field("pid", r)
+            .field("tid", tid);
+        json_.key("args").begin_object().field("name", name).end_object().end_object();
+        json_.begin_object()
+            .field("ph", "M")
+            .field("name", "thread_sort_index")
+            .field("pid", r)
+            .field("tid", tid);
+        json_.key("args").begin_object().field("sort_index", tid).end_object().end_object();
+      }
+    }
+  }
+
+  bool is_culprit(const storage::Event& e) const {
+    const analysis::RunCulprit& c = a_.culprit;
+    return c.found && e.rank == c.rank && e.layer == c.layer && run_.names[e.name] == c.phase;
+  }
+
+  void slice(const Slice& s) {
+    const storage::Event& e = t_.event(s.event);
+    const std::string& name = run_.names[e.name];
+    json_.begin_object()
+        .field("ph", "X")
+        .field("name", s.wait ? "wait: " + name : name)
+        .field("cat", s.wait ? "wait" : kind_name(e.kind))
+        .field("pid", s.rank)
+        .field("tid", s.track)
+        .field("ts", us(s.begin))
+        .field("dur", us(s.end - s.begin));
+    json_.key("args").begin_object();
+    json_.field("step", e.step)
+        .field("microbatch", e.microbatch)
+        .field("layer", e.layer)
+        .field("seq", e.seq);
+    if (e.kind == storage::EventKind::kCollective) json_.field("bytes", e.bytes);
+    json_.field("raw_begin_ns", e.begin_ns).field("raw_end_ns", e.end_ns);
+    json_.field("aligned_begin_ns", s.begin).field("aligned_end_ns", s.end);
+    json_.field("clock_uncertainty_ns", uncertainty(e.rank));
+    if (s.wait) {
+      const analysis::CollectiveTiming& c = timings_[static_cast<std::size_t>(s.collective)];
+      json_.field("wait_ns", c.wait_ns[static_cast<std::size_t>(e.rank)])
+          .field("last_arriver", c.last_arriver);
+    }
+    if (!s.wait && is_culprit(e)) json_.field("culprit", true);
+    json_.end_object().end_object();
+  }
+
+  double uncertainty(int rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    const double model = r < run_.clocks.size() ? run_.clocks[r].uncertainty_ns : 0.0;
+    return r < t_.alignment.size() ? std::max(model, t_.alignment[r].uncertainty_ns) : model;
+  }
+
+  // One flow per collective instance: through its slices on every shown rank, in arrival order.
+  void flows() {
+    std::int64_t id = 0;
+    for (std::size_t k = 0; k < t_.collectives.size(); ++k) {
+      const analysis::CollectiveGroup& g = t_.collectives[k];
+      std::vector<std::pair<std::int64_t, int>> arrivals;  // (aligned begin, rank)
+      for (int r : ranks_) {
+        const analysis::EventIndex e = g.event[static_cast<std::size_t>(r)];
+        if (e == analysis::kNoEvent || !included(t_.event(e))) continue;
+        arrivals.emplace_back(aligned(t_.begin_ns[static_cast<std::size_t>(e)]), r);
+      }
+      if (arrivals.size() < 2) continue;
+      std::sort(arrivals.begin(), arrivals.end());
+      ++id;
+      const std::string name = fmt::format("{} #{} step {}", run_.names[g.name], g.seq, g.step);
+      for (std::size_t i = 0; i < arrivals.size(); ++i) {
+        const char* ph = i == 0 ? "s" : (i + 1 == arrivals.size() ? "f" : "t");
+        json_.begin_object()
+            .field("ph", ph)
+            .field("id", id)
+            .field("name", name)
+            .field("cat", "collective")
+            .field("pid", arrivals[i].second)
+            .field("tid", kCollectiveTrack)
+            .field("ts", us(arrivals[i].first));
+        if (i + 1 == arrivals.size()) json_.field("bp", "e");
+        json_.end_object();
+      }
+    }
+    flows_ = id;
+  }
+
+  void instant(int rank, std::int64_t ts, const std::string& name, const analysis::Culprit& c,
+               bool global) {
+    json_.begin_object()
+        .field("ph", "i")
+        .field("s", global ? "g" : "t")
+        .field("name", name)
+        .field("cat", "annotation")
+        .field("pid", rank)
+        .field("tid", kComputeTrack)
+        .field("ts", us(ts));
+    json_.key("args")
+        .begin_object()
+        .field("rank", c.rank)
+        .field("phase", c.phase)
+        .field("layer", c.layer)
+        .field("microbatch", c.microbatch)
+        .field("step", c.step)
+        .field("excess_ms", c.excess_ns / 1e6)
+        .field("typical_ms", c.typical_ns / 1e6)
+        .end_object()
+        .end_object();
+  }
+
+  void annotations() {
+    bool culprit_marked = false;
+    for (const analysis::StepAttribution& s : a_.steps) {
+      const analysis::Culprit& c = s.decomposition.culprit;
+      if (!c.found || c.event == analysis::kNoEvent) continue;
+      const storage::Event& e = t_.event(c.event);
+      if (!included(e)) continue;
+      const std::int64_t ts = aligned(t_.begin_ns[static_cast<std::size_t>(c.event)]);
+      instant(e.rank, ts,
+              fmt::format("first divergence of step {}: rank {} {}", s.decomposition.step, c.rank,
+                          c.phase),
+              c, false);
+      if (!culprit_marked && is_culprit(e) && !s.decomposition.warmup) {
+        instant(e.rank, ts,
+                fmt::format("culprit: rank {} {}{}", c.rank, c.phase,
+                            c.layer >= 0 ? fmt::format(" layer {}", c.layer) : ""),
+                c, true);
+        culprit_marked = true;
+      }
+    }
+  }
+
+  void other_data() {
+    json_.key("otherData").begin_object();
+    json_.field("run_id", run_.run_id).field("ranks", run_.ranks);
+    json_.field("origin_ns", static_cast<std::int64_t>(origin_));
+    json_.field(
+        "clock",
+        "aligned to rank 0: clock model + refinement from collectives; ts in us from origin_ns");
+    json_.field("flows", flows_);
+    json_.key("culprit");
+    if (a_.culprit.found) {
+      json_.begin_object()
+          .field("rank", a_.culprit.rank)
+          .field("phase", a_.culprit.phase)
+          .field("layer", a_.culprit.layer)
+          .field("excess_ms", a_.culprit.excess_ms)
+          .end_object();
+    } else {
+      json_.null();
+    }
+    json_.key("clocks").begin_array();
+    for (int r : ranks_) {
+      const auto i = static_cast<std::size_t>(r);
+      json_.begin_object().field("rank", r);
+      if (i < run_.clocks.size()) {
+        json_.field("offset_ns", run_.clocks[i].offset_ns)
+            .field("drift_ppm", run_.clocks[i].drift_ppm)
+            .field("ref_ns", run_.clocks[i].ref_ns);
+      }
+      json_.field("correction_ns", i < t_.alignment.size() ? t_.alignment[i].correction_ns : 0.0)
+          .field("uncertainty_ns", uncertainty(r))
+          .end_object();
+    }
+    json_.end_array().end_object();
+  }
+
+  const storage::RunData& run_;
+  const analysis::RunAttribution& a_;
+  analysis::Timeline t_;
+  std::vector<analysis::CollectiveTiming> timings_;
+  std::set<int> ranks_;
+  int first_step_ = -1;
+  int last_step_ = -1;
+  double origin_ = 0;
+  std::vector<Slice> slices_;
+  std::int64_t flows_ = 0;
+  JsonWriter json_;
+};
+
+}  // namespace
+
+std::string perfetto_trace(const storage::RunData& run, const analysis::RunAttribution& attribution,
+                           const TraceFilter& filter) {
+  return TraceWriter(run, attribution, filter).write();
+}
+
+}  // namespace culprit::report

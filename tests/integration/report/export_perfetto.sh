@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# `culprit export --format perfetto` of a run of the small reference scenario: the whole run and
+# a filtered part, each checked against the trace-event format and the store (check_perfetto.py).
+# Usage: export_perfetto.sh BIN_DIR WORK_DIR
+set -euo pipefail
+bin=$1 work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$work"
+# A run of the slow version (its culprit and first divergences are annotated).
+run=$(sqlite3 ref.db "SELECT r.id FROM runs r JOIN configurations c ON c.id = r.config_id
+                      WHERE c.is_baseline = 0 AND r.status = 'ok' ORDER BY r.id LIMIT 1")
+"$bin/culprit" export --format perfetto --db ref.db "$run" -o trace.json
+python3 "$here/check_perfetto.py" trace.json ref.db "$run"
+"$bin/culprit" export --format perfetto --db ref.db "$run" --steps 4:6 --ranks 0,13-15 -o part.json
+python3 "$here/check_perfetto.py" part.json ref.db "$run" 4 6 0,13-15
+echo "trace: $(stat -c %s trace.json) bytes, filtered: $(stat -c %s part.json) bytes"
+# Bad filters are usage errors that say what is wrong.
+set +e
+"$bin/culprit" export --format perfetto --db ref.db "$run" --ranks 0,99 -o bad.json 2> bad.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || { echo "--ranks 0,99 exited $rc, want 2"; exit 1; }
+grep -q "not a range of ranks 0..15" bad.txt
+[[ ! -e bad.json ]]
+"$bin/culprit" export --format perfetto --db ref.db 2> norun.txt && exit 1
+grep -q "give its RUN id" norun.txt
+echo "export_perfetto: ok"
