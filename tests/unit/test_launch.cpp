@@ -172,6 +172,38 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
   }
 }
 
+TEST_CASE("instrument pmpi: only the ranks get LD_PRELOAD of the interposer") {
+  LaunchEnvironment env;
+  env.mpirun = "mpirun";
+  env.slots = 2;
+  manifest::Configuration c;
+  c.label = "version=melt";
+  c.backend = "cpu";
+  c.ranks = 2;
+  c.command = {"lmp", "-in", "in.melt"};
+  c.instrument = "pmpi";
+  CHECK_THROWS_WITH_AS(build_launch_command(c, "/w/c.json", "/w/r.db", env),
+                       doctest::Contains("libculprit_pmpi.so was not found"), UsageError);
+  env.pmpi_library = "/opt/culprit/lib/libculprit_pmpi.so";
+  auto cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  using V = std::vector<std::string>;
+  CHECK(cmd.argv == V{"mpirun", "-np", "2", "--bind-to", "none", "-x", "CULPRIT_CONFIG", "-x",
+                      "CULPRIT_RUN_FILE", "-x", "LD_PRELOAD=/opt/culprit/lib/libculprit_pmpi.so",
+                      "lmp", "-in", "in.melt"});
+  CHECK_FALSE(cmd.env.contains("LD_PRELOAD"));  // mpirun itself runs without the interposer
+  env.use_srun = true;
+  cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  CHECK(std::find(cmd.argv.begin(), cmd.argv.end(),
+                  "--export=ALL,LD_PRELOAD=/opt/culprit/lib/libculprit_pmpi.so") != cmd.argv.end());
+  // CULPRIT_PMPI_LIBRARY names it explicitly.
+  const auto found =
+      detect_launch_environment([](const std::string& key) -> std::optional<std::string> {
+        if (key == "CULPRIT_PMPI_LIBRARY") return "/x/libculprit_pmpi.so";
+        return std::nullopt;
+      });
+  CHECK(found.pmpi_library == "/x/libculprit_pmpi.so");
+}
+
 TEST_CASE("launch environment: unknown launcher or binding is a usage error") {
   auto with = [](std::string key, std::string value) {
     return [key, value](const std::string& k) -> std::optional<std::string> {

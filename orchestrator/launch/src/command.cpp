@@ -13,6 +13,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr const char* kPmpiLibrary = "libculprit_pmpi.so";
+
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);
@@ -48,6 +50,17 @@ const char* srun_binding(const std::string& binding) {
   if (binding == "socket") return "sockets";
   if (binding == "hwthread") return "threads";
   return "none";
+}
+
+std::string find_pmpi_library(const EnvLookup& lookup, const std::string& workload_dir) {
+  if (auto path = lookup("CULPRIT_PMPI_LIBRARY")) return *path;
+  if (workload_dir.empty()) return "";
+  for (const fs::path& candidate : {fs::path(workload_dir) / ".." / "lib" / kPmpiLibrary,
+                                    fs::path(workload_dir) / kPmpiLibrary}) {
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return "";
 }
 
 }  // namespace
@@ -96,6 +109,7 @@ LaunchEnvironment detect_launch_environment(const EnvLookup& lookup_in) {
   }
   env.is_root = geteuid() == 0;
   env.workload_dir = executable_dir();
+  env.pmpi_library = find_pmpi_library(lookup, env.workload_dir);
   return env;
 }
 
@@ -114,10 +128,22 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
   }
   const std::string ranks = std::to_string(config.ranks);
   command.binding = env.binding;
+  std::string preload;
+  if (config.instrument == "pmpi") {
+    if (env.pmpi_library.empty()) {
+      throw UsageError("configuration '" + config.label +
+                       "' has instrument = \"pmpi\" but libculprit_pmpi.so was not found: build "
+                       "it (cmake --build build --target culprit_pmpi) or set "
+                       "CULPRIT_PMPI_LIBRARY to its path");
+    }
+    // Only the ranks get the interposer, never the launcher itself.
+    preload = "LD_PRELOAD=" + env.pmpi_library;
+  }
   if (env.use_srun) {
     command.launcher = "srun";
     command.argv = {env.srun, "--ntasks=" + ranks, "--kill-on-bad-exit=1",
                     std::string("--cpu-bind=") + srun_binding(env.binding)};
+    if (!preload.empty()) command.argv.push_back("--export=ALL," + preload);
   } else {
     command.launcher = "mpirun";
     command.argv = {env.mpirun, "-np", ranks};
@@ -127,6 +153,7 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
     // Exported explicitly so ranks on other hosts of an allocation see them too.
     for (const auto& [key, value] : command.env)
       command.argv.insert(command.argv.end(), {"-x", key});
+    if (!preload.empty()) command.argv.insert(command.argv.end(), {"-x", preload});
   }
   command.argv.insert(command.argv.end(), workload.begin(), workload.end());
   return command;

@@ -23,12 +23,16 @@ struct LaunchEnvironment {
   bool is_root = false;          // geteuid() == 0: Open MPI needs --allow-run-as-root
   std::string binding = "none";  // CULPRIT_BIND: none | core | socket | hwthread
   std::string workload_dir;      // where culprit-step / culprit-sim are looked for first
+  // libculprit_pmpi.so, preloaded for instrument = "pmpi" (docs/pmpi.md): CULPRIT_PMPI_LIBRARY,
+  // else ../lib/ or the folder of the running culprit; "" when not found.
+  std::string pmpi_library;
 };
 
 // Looks up an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 
-// Reads the environment (CULPRIT_LAUNCHER, CULPRIT_BIND, SLURM_JOB_ID, SLURM_NTASKS), the
+// Reads the environment (CULPRIT_LAUNCHER, CULPRIT_BIND, SLURM_JOB_ID, SLURM_NTASKS,
+// CULPRIT_PMPI_LIBRARY), the
 // host's cores and the effective user. `lookup` defaults to the process environment.
 // Throws culprit::UsageError for an unknown CULPRIT_LAUNCHER or CULPRIT_BIND value.
 LaunchEnvironment detect_launch_environment(const EnvLookup& lookup = {});
@@ -44,7 +48,8 @@ struct LaunchCommand {
 };
 
 // The command for one run of `config`: `config_path` is its resolved configuration JSON,
-// `run_file` where the workload must write its run file.
+// `run_file` where the workload must write its run file. With instrument "pmpi" the ranks (not
+// the launcher) get LD_PRELOAD=env.pmpi_library; throws culprit::UsageError when it is unknown.
 LaunchCommand build_launch_command(const manifest::Configuration& config,
                                    const std::string& config_path, const std::string& run_file,
                                    const LaunchEnvironment& env);
