@@ -5,7 +5,10 @@
 # neighbor-check MPI_Allreduce on one rank or the other:
 #  - `culprit validate` blames the injected rank and phase (compute>MPI_Allreduce) in >= 95 %
 #    of the runs, and the controls blame nobody;
-#  - `culprit attribute` on a delayed run names that rank and phase, excess within 25 %;
+#  - `culprit attribute` on a delayed run names that rank and phase; its excess is within 25 %
+#    of what the delay cost by the raw events, the delay the events show (shortest instance)
+#    is within 25 % of the 10 ms asked, and no hit blames less than 75 % of the delay (on a
+#    loaded host a sleep wakes up late, so the cost can exceed the nominal delay);
 #  - `culprit explain` names it as the first divergence of the median step change.
 # Usage: lammps_validate.sh BIN_DIR DATA_DIR WORK_DIR
 source "$(dirname "$0")/common.sh"
@@ -51,31 +54,46 @@ RUN=$(q v.db "SELECT r.id FROM runs r JOIN configurations c ON c.id = r.config_i
 "$BIN/culprit" attribute --db v.db "$RUN" >attribute.txt
 grep -q "culprit (first unexplained divergence): rank 1 compute>MPI_Allreduce" attribute.txt ||
   { cat attribute.txt; fail "attribute text"; }
+# Independent oracle from the raw events (SQL, not the analysis): per steady step, the delayed
+# phase on the injected rank minus the same phase on the peer. Preemption only ever adds time,
+# so the smallest difference is the delay actually injected; the median is what it cost.
+q v.db "SELECT a.step, (a.end_ns - a.begin_ns - b.end_ns + b.begin_ns) / 1e6 FROM run_events a
+        JOIN run_events b ON b.run_id = a.run_id AND b.step = a.step AND b.name = a.name
+        AND b.layer = a.layer AND b.rank = 0 WHERE a.run_id = $RUN AND a.rank = 1
+        AND a.name = 'compute>MPI_Allreduce' AND a.layer = 0 AND a.step BETWEEN 40 AND 99" \
+  | tr '|' ' ' >growth.txt
 python3 - <<'PY'
 import json
 v = json.load(open("validate.json"))
 print("validate: accuracy", v["accuracy"], "cases", len(v["cases"]), "controls", v["controls"],
       "false positives", v["false_positives"])
-for c in v["cases"]:
-    print("  injected", c["injected"], "blamed", c["blamed"], "hit", c["hit"])
 assert len(v["cases"]) == 8, v
 assert v["accuracy"] >= 0.95, v
 assert v["controls"] == 2 and v["false_positives"] == 0, v
 for c in v["cases"]:
+    # Never less than the delay: a sleep or spin can only overrun (late wake-up, preemption).
     if c["hit"]:
-        assert abs(c["blamed"]["ms"] - c["injected"]["ms"]) <= 0.25 * c["injected"]["ms"], c
+        assert c["blamed"]["ms"] >= 0.75 * c["injected"]["ms"], c
+
+growth = sorted(float(l.split()[1]) for l in open("growth.txt"))
+assert len(growth) == 60, len(growth)
+injected, cost = growth[0], growth[len(growth) // 2]
 a = json.load(open("attribute.json"))
-runs = a["runs"] if isinstance(a, dict) and "runs" in a else a
-run = runs[0] if isinstance(runs, list) else runs
-culprit = run["summary"]["culprit"]
-print("attribute:", culprit)
+culprit = a["summary"]["culprit"]
+print(f"attribute: {culprit}; from the events: delay injected {injected:.2f} ms "
+      f"(shortest), median cost {cost:.2f} ms")
 assert culprit["rank"] == 1 and culprit["phase"] == "compute>MPI_Allreduce", culprit
-assert abs(culprit["excess_ms"] - 10) <= 2.5, culprit
+assert abs(injected - 10) <= 2.5, injected  # the interposer spent the delay asked for
+assert abs(culprit["excess_ms"] - cost) <= 0.25 * cost, (culprit, cost)  # and blame measures it
+assert culprit["excess_ms"] >= 7.5, culprit
 e = json.load(open("explain.json"))
+assert len(e["explanations"]) == 4, e
 for x in e["explanations"]:
     first = [c for c in x["components"] if c.get("first_divergence")]
-    print("explain:", x["candidate"] if "candidate" in x else "", x["culprit"])
+    print("explain:", x["candidate"], "->", x["culprit"]["rank"], x["culprit"]["phase"],
+          round(x["culprit"]["excess_ms"], 2), "ms")
     assert x["culprit"]["phase"] == "compute>MPI_Allreduce", x["culprit"]
+    assert x["culprit"]["rank"] == (1 if "rank1" in x["candidate"] else 0), x["culprit"]
     assert len(first) == 1 and first[0]["rank"] == x["culprit"]["rank"], x
 print("ok")
 PY
