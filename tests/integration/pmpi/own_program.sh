@@ -4,7 +4,8 @@
 # same (step, seq, name) on every rank, a duplicated communicator named apart from the world),
 # the waits and compute phases are there, steps past the count are kept but get no step event,
 # and culprit's step times equal the program's own (MPI_Wtime at each MPI_Pcontrol(1) marker,
-# latest over the ranks, printed on stdout) within 1 %.
+# latest over the ranks, printed on stdout) within 1 %, with rank 1's raw clock skewed by
+# 500 ms and 100 ppm (the clock models from the ping-pong at MPI_Init/MPI_Finalize undo it).
 # Usage: own_program.sh BIN_DIR DATA_DIR WORK_DIR PROGRAM
 source "$(dirname "$0")/common.sh"
 PROGRAM=$4
@@ -24,6 +25,8 @@ ranks = 2
 command = ["$PROGRAM", "26", "20"]
 instrument = "pmpi"
 step_rule = "pcontrol"
+# Rank 1's raw clock is 500 ms ahead and runs 100 ppm fast: the clock models must undo it.
+inject = { clock_skews = [{ rank = 1, offset_ms = 500, drift_ppm = 100 }] }
 TOML
 "$BIN/culprit" run manifest.toml --db s.db >run.log 2>&1 || { cat run.log; fail "culprit run"; }
 [[ $(q s.db "SELECT status FROM runs") == ok ]] || fail "run not ok: $(q s.db "SELECT error FROM runs")"
@@ -37,6 +40,13 @@ q s.db "SELECT value FROM provenance WHERE run_id=$RUN AND rank=-1 AND key='bina
   grep -q '^fnv1a64:' || fail "binary hash not in provenance"
 [[ $(q s.db "SELECT value FROM run_meta WHERE run_id=$RUN AND key='source'") == pmpi ]] ||
   fail "meta.source"
+
+# Clock models from the adaptive ping-pong at MPI_Init and MPI_Finalize: one per rank, and a
+# kept round trip well under a millisecond even on a loaded host.
+[[ $(q s.db "SELECT count(*) FROM clock_models WHERE run_id=$RUN") == 2 ]] || fail "clock models"
+[[ $(q s.db "SELECT start_rtt_ns < 1e6 AND end_rtt_ns < 1e6 FROM clock_models
+             WHERE run_id=$RUN AND rank=1") == 1 ]] ||
+  fail "clock sync round trips: $(q s.db "SELECT start_rtt_ns, end_rtt_ns FROM clock_models WHERE rank=1")"
 
 # Collectives: per step 1 MPI_Allreduce on the world and 1 MPI_Bcast on the duplicate, each on
 # both ranks with the same (step, seq); seq counts per communicator within the step.

@@ -48,7 +48,7 @@ std::int64_t integer_from_env(const char* key, std::int64_t fallback, std::int64
 
 }  // namespace
 
-thread_local bool Recorder::t_main_thread = false;
+thread_local bool Recorder::t_main_thread __attribute__((tls_model("initial-exec"))) = false;
 
 Recorder& recorder() {
   static Recorder instance;

@@ -98,7 +98,9 @@ class Recorder {
     stepclock_record(&e);
   }
 
-  static thread_local bool t_main_thread;
+  // initial-exec: the library is loaded at start-up (LD_PRELOAD), so its TLS is static and a
+  // read costs no __tls_get_addr call.
+  static thread_local bool t_main_thread __attribute__((tls_model("initial-exec")));
 
   bool active_ = false;
   bool started_ = false;
