@@ -9,9 +9,9 @@ LMP=$(command -v lmp) || fail "lmp not found (apt-get install lammps)"
 version() { # name cutoff
   cat <<TOML
 [versions.$1]
-command = ["$LMP", "-in", "$DATA/pmpi/in.melt", "-var", "cut", "$2", "-var", "steps", "150", "-var", "n", "6",
+command = ["$LMP", "-in", "$DATA/pmpi/in.melt", "-var", "cut", "$2", "-var", "steps", "110", "-var", "n", "6",
            "-log", "none", "-screen", "none"]
-env = { OMP_NUM_THREADS = "1" }
+env = { OMP_NUM_THREADS = "1", OMPI_MCA_mpi_yield_when_idle = "1" }
 instrument = "pmpi"
 step_rule = { call = "MPI_Allreduce", every = 1 }
 TOML

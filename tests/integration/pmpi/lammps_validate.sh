@@ -5,10 +5,12 @@
 # neighbor-check MPI_Allreduce on one rank or the other:
 #  - `culprit validate` blames the injected rank and phase (compute>MPI_Allreduce) in >= 95 %
 #    of the runs, and the controls blame nobody;
-#  - `culprit attribute` on a delayed run names that rank and phase; its excess is within 25 %
-#    of what the delay cost by the raw events, the delay the events show (shortest instance)
-#    is within 25 % of the 10 ms asked, and no hit blames less than 75 % of the delay (on a
-#    loaded host a sleep wakes up late, so the cost can exceed the nominal delay);
+#  - every hit's excess is at least 75 % of the injected delay (and at most 160 %: a late
+#    wake-up or a preempted spin makes a delay cost more than asked on a loaded host);
+#  - `culprit attribute` on a delayed run names that rank and phase, excess within 25 % of the
+#    10 ms injected and of what the delay cost by the raw events (an oracle in SQL);
+# The ranks yield while they wait (OMPI_MCA_mpi_yield_when_idle=1): on a host shared with other
+# work, busy-polling ranks stall each other for tens of ms and the noise hides the delays.
 #  - `culprit explain` names it as the first divergence of the median step change.
 # Usage: lammps_validate.sh BIN_DIR DATA_DIR WORK_DIR
 source "$(dirname "$0")/common.sh"
@@ -27,19 +29,19 @@ version = "melt"
 ranks = 2
 
 [versions.melt]
-command = ["$LMP", "-in", "$DATA/pmpi/in.melt", "-var", "steps", "200", "-var", "n", "6", "-log", "none",
+command = ["$LMP", "-in", "$DATA/pmpi/in.melt", "-var", "steps", "120", "-var", "n", "6", "-log", "none",
            "-screen", "none"]
-env = { OMP_NUM_THREADS = "1" }
+env = { OMP_NUM_THREADS = "1", OMPI_MCA_mpi_yield_when_idle = "1" }
 instrument = "pmpi"
 step_rule = { call = "MPI_Allreduce", every = 1 }
 
 [[vary]]
 factor = "delay"
 levels = [
-  { rank = 1, phase = "compute>MPI_Allreduce", ms = 10 },
-  { rank = 0, phase = "compute>MPI_Allreduce", ms = 10 },
-  { rank = 1, phase = "compute>MPI_Allreduce", ms = 20, mode = "spin" },
-  { rank = 0, phase = "compute>MPI_Allreduce", ms = 5 },
+  { rank = 1, phase = "compute>MPI_Allreduce", steps = [40, 99], ms = 10 },
+  { rank = 0, phase = "compute>MPI_Allreduce", steps = [40, 99], ms = 10 },
+  { rank = 1, phase = "compute>MPI_Allreduce", steps = [40, 99], ms = 20, mode = "spin" },
+  { rank = 0, phase = "compute>MPI_Allreduce", steps = [40, 99], ms = 5 },
 ]
 TOML
 "$BIN/culprit" validate manifest.toml --db v.db --json >validate.json 2>validate.log ||
@@ -48,7 +50,7 @@ TOML
 cat validate.txt
 "$BIN/culprit" explain --db v.db --json >explain.json
 RUN=$(q v.db "SELECT r.id FROM runs r JOIN configurations c ON c.id = r.config_id
-              WHERE c.label LIKE 'delay=rank1:compute>MPI_Allreduce:10ms%' LIMIT 1")
+              WHERE c.label LIKE 'delay=rank1:compute>MPI_Allreduce:%:10ms' LIMIT 1")
 [[ -n $RUN ]] || fail "no run of the 10 ms delay on rank 1: $(q v.db "SELECT label FROM configurations")"
 "$BIN/culprit" attribute --db v.db "$RUN" --json >attribute.json
 "$BIN/culprit" attribute --db v.db "$RUN" >attribute.txt
@@ -71,9 +73,10 @@ assert len(v["cases"]) == 8, v
 assert v["accuracy"] >= 0.95, v
 assert v["controls"] == 2 and v["false_positives"] == 0, v
 for c in v["cases"]:
-    # Never less than the delay: a sleep or spin can only overrun (late wake-up, preemption).
+    # Never less than 75 % of the delay. On a loaded host a sleep can wake up late and a spin be
+    # preempted, so what a delay costs can exceed what was asked (seen: +50 % for 5 ms).
     if c["hit"]:
-        assert c["blamed"]["ms"] >= 0.75 * c["injected"]["ms"], c
+        assert 0.75 * c["injected"]["ms"] <= c["blamed"]["ms"] <= 1.6 * c["injected"]["ms"], c
 
 growth = sorted(float(l.split()[1]) for l in open("growth.txt"))
 assert len(growth) == 60, len(growth)
@@ -85,7 +88,7 @@ print(f"attribute: {culprit}; from the events: delay injected {injected:.2f} ms 
 assert culprit["rank"] == 1 and culprit["phase"] == "compute>MPI_Allreduce", culprit
 assert abs(injected - 10) <= 2.5, injected  # the interposer spent the delay asked for
 assert abs(culprit["excess_ms"] - cost) <= 0.25 * cost, (culprit, cost)  # and blame measures it
-assert culprit["excess_ms"] >= 7.5, culprit
+assert abs(culprit["excess_ms"] - 10) <= 2.5, culprit  # and that is the delay injected
 e = json.load(open("explain.json"))
 assert len(e["explanations"]) == 4, e
 for x in e["explanations"]:
