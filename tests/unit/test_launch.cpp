@@ -191,6 +191,12 @@ TEST_CASE("instrument pmpi: only the ranks get LD_PRELOAD of the interposer") {
                       "CULPRIT_RUN_FILE", "-x", "LD_PRELOAD=/opt/culprit/lib/libculprit_pmpi.so",
                       "lmp", "-in", "in.melt"});
   CHECK_FALSE(cmd.env.contains("LD_PRELOAD"));  // mpirun itself runs without the interposer
+  c.env["LD_PRELOAD"] = "libtrace.so";  // a version's own preload comes after the interposer
+  cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  CHECK(std::count(cmd.argv.begin(), cmd.argv.end(),
+                   "LD_PRELOAD=/opt/culprit/lib/libculprit_pmpi.so:libtrace.so") == 1);
+  CHECK(std::count(cmd.argv.begin(), cmd.argv.end(), "LD_PRELOAD") == 0);
+  c.env.clear();
   env.use_srun = true;
   cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
   CHECK(std::find(cmd.argv.begin(), cmd.argv.end(),

@@ -136,8 +136,12 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
                        "it (cmake --build build --target culprit_pmpi) or set "
                        "CULPRIT_PMPI_LIBRARY to its path");
     }
-    // Only the ranks get the interposer, never the launcher itself.
+    // Only the ranks get the interposer, never the launcher itself; a version's own
+    // LD_PRELOAD is kept after it.
     preload = "LD_PRELOAD=" + env.pmpi_library;
+    if (auto own = config.env.find("LD_PRELOAD"); own != config.env.end() && !own->second.empty()) {
+      preload += ":" + own->second;
+    }
   }
   if (env.use_srun) {
     command.launcher = "srun";
@@ -151,8 +155,10 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
     if (env.is_root) command.argv.push_back("--allow-run-as-root");
     command.argv.insert(command.argv.end(), {"--bind-to", env.binding});
     // Exported explicitly so ranks on other hosts of an allocation see them too.
-    for (const auto& [key, value] : command.env)
+    for (const auto& [key, value] : command.env) {
+      if (key == "LD_PRELOAD" && !preload.empty()) continue;  // passed with the interposer
       command.argv.insert(command.argv.end(), {"-x", key});
+    }
     if (!preload.empty()) command.argv.insert(command.argv.end(), {"-x", preload});
   }
   command.argv.insert(command.argv.end(), workload.begin(), workload.end());

@@ -87,4 +87,15 @@ print(f"step times: culprit median {our_median:.3f} ms, program {own_median:.3f}
 assert abs(our_median - own_median) / own_median <= 0.01, "median step time differs by > 1 %"
 assert errors[-1] <= 0.01, "a step differs by > 1 %"
 PY
+
+# A buffer too small for the run: events past it are dropped and counted, the run file is
+# still written (the same program under mpirun directly, the settings in the environment).
+flags=(--bind-to none)
+[[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
+mpirun "${flags[@]}" -np 2 -x LD_PRELOAD="$BIN/../lib/libculprit_pmpi.so" -x CULPRIT_PMPI_EVENTS=50 \
+  -x CULPRIT_RUN_FILE="$WORK/small.db" "$PROGRAM" 8 2 >small.out 2>small.err
+grep -q "events dropped" small.err || fail "no word of dropped events: $(cat small.err)"
+[[ $(q small.db "SELECT count(*) FROM events WHERE rank=0") == 50 ]] || fail "buffer capacity"
+[[ $(q small.db "SELECT value > 0 FROM provenance WHERE rank=0 AND key='events_dropped'") == 1 ]] ||
+  fail "events_dropped not in provenance"
 echo PASS
