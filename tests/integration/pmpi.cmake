@@ -17,3 +17,7 @@ foreach(_case lammps_validate lammps_compare)
 endforeach()
 set_tests_properties(integration.pmpi.own_program integration.pmpi.lammps_validate
   integration.pmpi.lammps_compare PROPERTIES LABELS integration TIMEOUT 300 RESOURCE_LOCK mpi)
+# Timing-sensitive (step times within 1 %, delays of 5-20 ms blamed): keep other tests off the
+# two cores meanwhile.
+set_tests_properties(integration.pmpi.own_program integration.pmpi.lammps_validate PROPERTIES
+  RUN_SERIAL TRUE)
