@@ -41,12 +41,13 @@ q s.db "SELECT value FROM provenance WHERE run_id=$RUN AND rank=-1 AND key='bina
 [[ $(q s.db "SELECT value FROM run_meta WHERE run_id=$RUN AND key='source'") == pmpi ]] ||
   fail "meta.source"
 
-# Clock models from the adaptive ping-pong at MPI_Init and MPI_Finalize: one per rank, and a
-# kept round trip well under a millisecond even on a loaded host.
+# Clock models from the ping-pong at MPI_Init and MPI_Finalize: one per rank; the skew of rank
+# 1 is undone within the stated uncertainty (checked through the step times below).
 [[ $(q s.db "SELECT count(*) FROM clock_models WHERE run_id=$RUN") == 2 ]] || fail "clock models"
-[[ $(q s.db "SELECT start_rtt_ns < 1e6 AND end_rtt_ns < 1e6 FROM clock_models
-             WHERE run_id=$RUN AND rank=1") == 1 ]] ||
-  fail "clock sync round trips: $(q s.db "SELECT start_rtt_ns, end_rtt_ns FROM clock_models WHERE rank=1")"
+echo "clock model rank 1: $(q s.db "SELECT offset_ns, drift_ppm, start_rtt_ns, end_rtt_ns
+                                    FROM clock_models WHERE run_id=$RUN AND rank=1")"
+[[ $(q s.db "SELECT abs(offset_ns + 5e8) < 1e7 FROM clock_models WHERE run_id=$RUN AND rank=1") == 1 ]] ||
+  fail "rank 1's 500 ms offset not recovered"
 
 # Collectives: per step 1 MPI_Allreduce on the world and 1 MPI_Bcast on the duplicate, each on
 # both ranks with the same (step, seq); seq counts per communicator within the step.

@@ -15,11 +15,11 @@ namespace {
 constexpr std::int64_t kDefaultEvents = 1 << 20;
 // The stepclock ping-pong, adaptively: a program's ranks come out of MPI_Init at different
 // moments and on a loaded host whole series of round trips can be long, so after 20 exchanges
-// it goes on until one round trip is within 20 us, up to 2000 exchanges or 1 s per rank.
+// it goes on until one round trip is within 20 us, up to 5000 exchanges or 3 s per rank.
 constexpr int kDefaultSyncExchanges = 20;
-constexpr int kMaxSyncExchanges = 2000;
+constexpr int kMaxSyncExchanges = 5000;
 constexpr double kTargetRttUs = 20;
-constexpr double kSyncBudgetMs = 1000;
+constexpr double kSyncBudgetMs = 3000;
 
 std::string env_or(const char* key, const char* fallback) {
   const char* value = std::getenv(key);
