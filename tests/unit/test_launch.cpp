@@ -176,6 +176,7 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
   }
 }
 
+<<<<<<< HEAD
 TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTHONPATH") {
   LaunchEnvironment env;
   env.mpirun = "mpirun";
@@ -205,6 +206,8 @@ TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTH
     return std::nullopt;
   };
   CHECK(detect_launch_environment(lookup).python_path == "/opt/py:/old");
+}
+
 TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER, then auto") {
   auto env_of = [](std::map<std::string, std::string> vars) {
     return [vars](const std::string& k) -> std::optional<std::string> {
@@ -281,6 +284,44 @@ TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER,
   CHECK(cmd.mpi_type == "mpirun");
   const auto workload = std::find(cmd.argv.begin(), cmd.argv.end(), "culprit-step");
   CHECK(V(workload - 3, workload) == V{"--mca", "btl", "self,vader"});
+=======
+TEST_CASE("instrument pmpi: only the ranks get LD_PRELOAD of the interposer") {
+  LaunchEnvironment env;
+  env.mpirun = "mpirun";
+  env.slots = 2;
+  manifest::Configuration c;
+  c.label = "version=melt";
+  c.backend = "cpu";
+  c.ranks = 2;
+  c.command = {"lmp", "-in", "in.melt"};
+  c.instrument = "pmpi";
+  CHECK_THROWS_WITH_AS(build_launch_command(c, "/w/c.json", "/w/r.db", env),
+                       doctest::Contains("libculprit_pmpi.so was not found"), UsageError);
+  env.pmpi_library = "/opt/culprit/lib/libculprit_pmpi.so";
+  auto cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  using V = std::vector<std::string>;
+  CHECK(cmd.argv == V{"mpirun", "-np", "2", "--bind-to", "none", "-x", "CULPRIT_CONFIG", "-x",
+                      "CULPRIT_RUN_FILE", "-x", "LD_PRELOAD=/opt/culprit/lib/libculprit_pmpi.so",
+                      "lmp", "-in", "in.melt"});
+  CHECK_FALSE(cmd.env.contains("LD_PRELOAD"));  // mpirun itself runs without the interposer
+  c.env["LD_PRELOAD"] = "libtrace.so";  // a version's own preload comes after the interposer
+  cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  CHECK(std::count(cmd.argv.begin(), cmd.argv.end(),
+                   "LD_PRELOAD=/opt/culprit/lib/libculprit_pmpi.so:libtrace.so") == 1);
+  CHECK(std::count(cmd.argv.begin(), cmd.argv.end(), "LD_PRELOAD") == 0);
+  c.env.clear();
+  env.use_srun = true;
+  cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  CHECK(std::find(cmd.argv.begin(), cmd.argv.end(),
+                  "--export=ALL,LD_PRELOAD=/opt/culprit/lib/libculprit_pmpi.so") != cmd.argv.end());
+  // CULPRIT_PMPI_LIBRARY names it explicitly.
+  const auto found =
+      detect_launch_environment([](const std::string& key) -> std::optional<std::string> {
+        if (key == "CULPRIT_PMPI_LIBRARY") return "/x/libculprit_pmpi.so";
+        return std::nullopt;
+      });
+  CHECK(found.pmpi_library == "/x/libculprit_pmpi.so");
+>>>>>>> pmpi
 }
 
 TEST_CASE("launch environment: unknown launcher or binding is a usage error") {

@@ -121,6 +121,36 @@ TEST_CASE("minimal manifest: defaults, one configuration, name from the file") {
                     [](const std::string& w) { return contains(w, "no confidence interval"); }));
 }
 
+TEST_CASE("instrument pmpi: step rule and compute> delays reach the resolved configuration") {
+  const Plan plan = make_plan(load_manifest((kData / "manifests/valid/pmpi.toml").string()), 2);
+  REQUIRE(plan.configs.size() == 3);
+  for (const Configuration& c : plan.configs) {
+    CAPTURE(c.label);
+    CHECK(c.instrument == "pmpi");
+    const stepmodel::RunConfig run = stepmodel::parse_run_config(c.resolved_json);
+    CHECK(run.instrument == "pmpi");
+    CHECK(run.step_rule.call == "MPI_Allreduce");
+    CHECK(run.step_rule.every == 1);
+  }
+  const stepmodel::RunConfig wait = stepmodel::parse_run_config(plan.configs[2].resolved_json);
+  REQUIRE(wait.inject.delays.size() == 1);
+  CHECK(wait.inject.delays[0].phase == "compute>MPI_Wait");
+  CHECK(wait.inject.delays[0].layer == 2);
+  CHECK(wait.inject.delays[0].step_first == 50);
+  CHECK(wait.inject.delays[0].mode == "spin");
+  // A configuration without instrument keeps its resolved JSON (and hash) free of the new keys.
+  const Plan plain = make_plan(load_manifest((kData / "manifests/valid/minimal.toml").string()), 2);
+  CHECK_FALSE(contains(plain.configs[0].resolved_json, "instrument"));
+  CHECK_FALSE(contains(plain.configs[0].resolved_json, "step_rule"));
+  // The version with step_rule = "pcontrol" resolves to MPI_Pcontrol markers.
+  const std::string text = read_text(kData / "manifests/valid/pmpi.toml");
+  std::string marked = text;
+  marked.replace(marked.find("version = \"melt\""), 16, "version = \"marked\"");
+  const Plan pcontrol = make_plan(parse_manifest(marked, "pmpi.toml"), 2);
+  CHECK(stepmodel::parse_run_config(pcontrol.configs[0].resolved_json).step_rule.call ==
+        "MPI_Pcontrol");
+}
+
 TEST_CASE("ready-to-run experiments validate and plan") {
   SUBCASE("versions") {
     const Plan plan = make_plan(load_manifest((kExperiments / "versions.toml").string()), 2);

@@ -15,6 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr const char* kPmpiLibrary = "libculprit_pmpi.so";
+
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);
@@ -87,6 +89,17 @@ std::string cluster_mpi_default() {
   value.erase(0, value.find_first_not_of(' '));
   value.erase(value.find_last_not_of(" \r") + 1);
   return value;
+}
+
+std::string find_pmpi_library(const EnvLookup& lookup, const std::string& workload_dir) {
+  if (auto path = lookup("CULPRIT_PMPI_LIBRARY")) return *path;
+  if (workload_dir.empty()) return "";
+  for (const fs::path& candidate : {fs::path(workload_dir) / ".." / "lib" / kPmpiLibrary,
+                                    fs::path(workload_dir) / kPmpiLibrary}) {
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return "";
 }
 
 }  // namespace
@@ -179,6 +192,7 @@ LaunchEnvironment detect_launch_environment(const manifest::LaunchSettings& sett
   if (auto inherited = lookup("PYTHONPATH"); inherited && !inherited->empty()) {
     env.python_path = env.python_path.empty() ? *inherited : env.python_path + ":" + *inherited;
   }
+  env.pmpi_library = find_pmpi_library(lookup, env.workload_dir);
   return env;
 }
 
@@ -223,6 +237,21 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
   }
   const std::string ranks = std::to_string(config.ranks);
   command.binding = env.binding;
+  std::string preload;
+  if (config.instrument == "pmpi") {
+    if (env.pmpi_library.empty()) {
+      throw UsageError("configuration '" + config.label +
+                       "' has instrument = \"pmpi\" but libculprit_pmpi.so was not found: build "
+                       "it (cmake --build build --target culprit_pmpi) or set "
+                       "CULPRIT_PMPI_LIBRARY to its path");
+    }
+    // Only the ranks get the interposer, never the launcher itself; a version's own
+    // LD_PRELOAD is kept after it.
+    preload = "LD_PRELOAD=" + env.pmpi_library;
+    if (auto own = config.env.find("LD_PRELOAD"); own != config.env.end() && !own->second.empty()) {
+      preload += ":" + own->second;
+    }
+  }
   const bool oversubscribed = static_cast<unsigned>(config.ranks) > env.slots;
   if (env.use_srun) {
     command.launcher = "srun";
@@ -236,6 +265,7 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
     command.argv.insert(
         command.argv.end(),
         {"--kill-on-bad-exit=1", std::string("--cpu-bind=") + srun_binding(env.binding)});
+    if (!preload.empty()) command.argv.push_back("--export=ALL," + preload);
   } else {
     command.launcher = "mpirun";
     command.mpi_type = "mpirun";
@@ -251,8 +281,11 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
     command.argv.insert(command.argv.end(),
                         {"--bind-to", env.binding + (overload ? ":overload-allowed" : "")});
     // Exported explicitly so ranks on other hosts of an allocation see them too.
-    for (const auto& [key, value] : command.env)
+    for (const auto& [key, value] : command.env) {
+      if (key == "LD_PRELOAD" && !preload.empty()) continue;  // passed with the interposer
       command.argv.insert(command.argv.end(), {"-x", key});
+    }
+    if (!preload.empty()) command.argv.insert(command.argv.end(), {"-x", preload});
   }
   command.argv.insert(command.argv.end(), env.extra_args.begin(), env.extra_args.end());
   command.argv.insert(command.argv.end(), workload.begin(), workload.end());

@@ -7,6 +7,7 @@
 #include "diagnostics.hpp"
 #include "parse_inject.hpp"
 #include "stepmodel/config.hpp"
+#include "stepmodel/pmpi_calls.hpp"
 
 namespace culprit::manifest::detail {
 namespace {
@@ -64,6 +65,34 @@ class ConfigChecker {
 
   void delay(const DelayInjection& d, const std::string& path, const SourceLocation& where) {
     if (d.rank != stepmodel::kEveryRank) rank(d.rank, path, where);
+    const bool pmpi = run_.instrument == "pmpi";
+    if (stepmodel::is_pmpi_phase(d.phase) != pmpi) {
+      diag_.add(where, path + ".phase",
+                pmpi ? "a compute phase before an MPI call (\"compute>MPI_Allreduce\") with "
+                       "instrument \"pmpi\"" +
+                           in_
+                     : "a phase of the built-in workload" + in_,
+                "\"" + d.phase + "\"",
+                pmpi ? "name the MPI call the delayed compute leads to (docs/pmpi.md)"
+                     : "add instrument = \"pmpi\" to the version, or use gemm.fwd, "
+                       "gemm.bwd.dgrad, gemm.bwd.wgrad, allreduce or optimizer");
+    }
+    if (pmpi) {
+      if (d.microbatch != -1) {
+        diag_.add(where, path + ".microbatch", "no microbatch (-1) for a pmpi phase",
+                  std::to_string(d.microbatch), "remove microbatch; layer selects the k-th call");
+      }
+      if (d.mode == "gpu") {
+        diag_.add(where, path + ".mode", "mode \"sleep\" or \"spin\" for a pmpi phase", "\"gpu\"",
+                  "use mode = \"spin\"");
+      }
+      if (d.step_first >= 0 && d.step_last >= 0 && d.step_first > d.step_last) {
+        diag_.add(where, path + ".step_first", "step_first <= step_last",
+                  std::to_string(d.step_first) + " > " + std::to_string(d.step_last),
+                  "swap the two step indices");
+      }
+      return;
+    }
     const auto& m = run_.model;
     if (!custom_command_ && m.schedule.empty() && !d.phase.empty() &&
         !is_builtin_phase(d.phase)) {
@@ -255,6 +284,37 @@ Composed compose(const Manifest& manifest, const Selection& selection, Diagnosti
   if (version != nullptr) add_injections(version->inject, run.inject);
   for (const auto& d : selection.delays) run.inject.delays.push_back(d.value);
 
+  // instrument and step_rule: the version's over the baseline's.
+  const InstrumentSpec* instrument = &manifest.baseline.instrument;
+  if (version != nullptr && !version->instrument.instrument.empty()) {
+    instrument = &version->instrument;
+  }
+  run.instrument = config.instrument = instrument->instrument;
+  if (instrument->step_rule) run.step_rule = *instrument->step_rule;
+  if (run.instrument == "pmpi") {
+    const std::string in = " in configuration '" + config.label + "'";
+    const std::string key =
+        (instrument == &manifest.baseline.instrument ? std::string("baseline")
+                                                     : "versions." + version->name) +
+        ".instrument";
+    if (version == nullptr || version->command.empty()) {
+      diagnostics.add(instrument->instrument_where, key,
+                      "a version with the application's command = [...]" + in,
+                      version ? "no command" : "no [versions] entry",
+                      "give the version command = [\"lmp\", \"-in\", \"in.melt\"] (docs/pmpi.md)");
+    }
+    if (run.backend != "cpu") {
+      diagnostics.add(instrument->instrument_where, key,
+                      "backend \"cpu\" (a real MPI program)" + in, "backend " + run.backend,
+                      "remove backend or set backend = \"cpu\"");
+    }
+    if (!run.inject.slowdowns.empty() || !run.inject.faults.empty()) {
+      diagnostics.add(instrument->instrument_where, key,
+                      "only delays and clock_skews with instrument \"pmpi\"" + in,
+                      "slowdowns or faults", "inject delays = [{ rank, phase, ms }] instead");
+    }
+  }
+
   const bool custom_command = version != nullptr && !version->command.empty();
   ConfigChecker check(run, config.label, selection.ranks.has_value(), custom_command, diagnostics);
   check.model(origin);
@@ -270,6 +330,11 @@ Composed compose(const Manifest& manifest, const Selection& selection, Diagnosti
   Json::Object resolved{{"backend", run.backend},           {"ranks", run.ranks},
                         {"warmup_steps", run.warmup_steps}, {"steps", run.steps},
                         {"model", model_json(run.model)},   {"inject", inject_json(run.inject)}};
+  if (run.instrument == "pmpi") {
+    resolved["instrument"] = run.instrument;
+    resolved["step_rule"] =
+        Json::Object{{"call", run.step_rule.call}, {"every", run.step_rule.every}};
+  }
   // The hash covers what the workload does, not what the configuration is called.
   Json::Array command(config.command.begin(), config.command.end());
   Json::Object env(config.env.begin(), config.env.end());

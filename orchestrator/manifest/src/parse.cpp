@@ -17,6 +17,7 @@
 #include "parse_inject.hpp"
 #include "parse_schedule.hpp"
 #include "source_text.hpp"
+#include "stepmodel/pmpi_calls.hpp"
 #include "toml_reader.hpp"
 
 namespace culprit::manifest {
@@ -33,7 +34,8 @@ const std::vector<std::string> kExperimentKeys = {
     "name",  "description", "repetitions", "warmup_steps", "steps",
     "order", "seed",        "timeout_s",   "db",           "design"};
 const std::vector<std::string> kStatsKeys = {"alpha", "margin", "max_repetitions"};
-const std::vector<std::string> kBaselineKeys = {"version", "ranks", "backend", "model", "inject"};
+const std::vector<std::string> kBaselineKeys = {"version", "ranks",      "backend",  "model",
+                                                "inject",  "instrument", "step_rule"};
 const std::vector<std::string> kLaunchKeys = {"launcher", "ranks_per_node", "binding",
                                               "extra_args"};
 
@@ -81,6 +83,50 @@ std::vector<ModelSetting> parse_model(TomlReader& reader, const toml::node& node
     }
   }
   return settings;
+}
+
+// instrument = "pmpi"; step_rule = "pcontrol" | { call = "MPI_Allreduce", every = k }.
+InstrumentSpec parse_instrument(TomlReader& reader, const toml::table& table,
+                                const std::string& p) {
+  InstrumentSpec spec;
+  if (const toml::node* node = table.get("instrument")) {
+    spec.instrument_where = reader.at(*node);
+    if (auto value =
+            reader.text(*node, child_path(p, "instrument"), {"pmpi"}, "instrument = \"pmpi\"")) {
+      spec.instrument = *value;
+    }
+  }
+  const toml::node* node = table.get("step_rule");
+  if (node == nullptr) return spec;
+  const std::string path = child_path(p, "step_rule");
+  const std::string example =
+      "step_rule = \"pcontrol\" or step_rule = { call = \"MPI_Allreduce\", every = 1 }";
+  spec.step_rule_where = reader.at(*node);
+  if (node->is_string()) {
+    if (reader.text(*node, path, {"pcontrol"}, example)) spec.step_rule = stepmodel::StepRule{};
+  } else if (const toml::table* rule = node->as_table()) {
+    reader.only_keys(*rule, path, {"call", "every"});
+    stepmodel::StepRule parsed;
+    std::vector<std::string> calls;
+    for (auto name : stepmodel::kPmpiCollectives) calls.emplace_back(name);
+    if (const toml::node* call = reader.required(*rule, "call", path, "a blocking collective",
+                                                 "call = \"MPI_Allreduce\"")) {
+      if (auto value =
+              reader.text(*call, child_path(path, "call"), calls, "call = \"MPI_Allreduce\"")) {
+        parsed.call = *value;
+      }
+    }
+    reader.read(*rule, "every", path, parsed.every, 1, 1'000'000, "every = 1");
+    spec.step_rule = parsed;
+  } else {
+    reader.problem(reader.at(*node), path, "\"pcontrol\" or a table { call, every }",
+                   describe(*node), "write " + example);
+  }
+  if (spec.instrument.empty()) {
+    reader.problem(spec.step_rule_where, path, "instrument = \"pmpi\" beside step_rule",
+                   "no instrument", "add instrument = \"pmpi\" to [" + p + "]");
+  }
+  return spec;
 }
 
 void parse_experiment(TomlReader& reader, const toml::table& table, ExperimentSettings& s) {
@@ -251,6 +297,7 @@ void parse_baseline(TomlReader& reader, const toml::table& table, BaselineSpec& 
   if (const toml::node* inject = table.get("inject")) {
     baseline.inject = detail::parse_inject(reader, *inject, "baseline.inject", any_phase);
   }
+  baseline.instrument = parse_instrument(reader, table, p);
 }
 
 bool valid_version_name(std::string_view name) {
@@ -296,7 +343,9 @@ VersionSpec parse_version(TomlReader& reader, const std::string& name, const tom
                    "write [versions." + name + "] with command = [\"...\"]");
     return version;
   }
-  reader.only_keys(*table, p, {"command", "env", "model", "inject", "description"});
+  reader.only_keys(*table, p,
+                   {"command", "env", "model", "inject", "description", "instrument", "step_rule"});
+  version.instrument = parse_instrument(reader, *table, p);
   reader.read(*table, "description", p, version.description, {}, "description = \"...\"");
   if (const toml::node* command = table->get("command")) {
     const std::string example =

@@ -6,13 +6,22 @@
 #include <optional>
 #include <string>
 
+#include "stepmodel/pmpi_calls.hpp"
 #include "toml_reader.hpp"
 
 namespace culprit::manifest::detail {
 
+// The built-in workload's phases, then the PMPI interposer's ("compute>MPI_Allreduce"...).
 inline const std::vector<std::string>& phase_names() {
-  static const std::vector<std::string> names = {"gemm.fwd", "gemm.bwd.dgrad", "gemm.bwd.wgrad",
-                                                 "allreduce", "optimizer"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = {"gemm.fwd", "gemm.bwd.dgrad", "gemm.bwd.wgrad", "allreduce",
+                                    "optimizer"};
+    const std::string prefix(stepmodel::kPmpiComputePrefix);
+    for (auto call : stepmodel::kPmpiCollectives) all.push_back(prefix + std::string(call));
+    for (auto call : stepmodel::kPmpiWaits) all.push_back(prefix + std::string(call));
+    for (auto call : stepmodel::kPmpiMarkers) all.push_back(prefix + std::string(call));
+    return all;
+  }();
   return names;
 }
 

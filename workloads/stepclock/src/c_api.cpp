@@ -70,6 +70,18 @@ std::vector<OffsetEstimate> sync(Session& s, int exchanges) {
   return stepclock::exchange_clocks(s.comm, s.clock, exchanges);
 }
 
+std::vector<OffsetEstimate> sync_adaptive(Session& s, int min_exchanges, int max_exchanges,
+                                          double target_rtt_us, double budget_ms) {
+  if (min_exchanges < 10) throw std::invalid_argument("at least 10 exchanges are required");
+  if (max_exchanges < min_exchanges) {
+    throw std::invalid_argument("max_exchanges must be >= min_exchanges");
+  }
+  s.exchanges = min_exchanges;
+  return stepclock::exchange_clocks(s.comm, s.clock, min_exchanges, max_exchanges,
+                                    static_cast<std::int64_t>(target_rtt_us * 1e3),
+                                    static_cast<std::int64_t>(budget_ms * 1e6));
+}
+
 stepclock::RunFileContents collect(Session& s, const char* config_json) {
   stepclock::RunFileContents contents;
   // Names: every rank may have interned names in a different order; rank 0 unifies them.
@@ -187,6 +199,30 @@ int stepclock_sync_end(int exchanges) {
     return 0;
   } catch (const std::exception& e) {
     return fail(std::string("stepclock_sync_end: ") + e.what());
+  }
+}
+
+int stepclock_sync_start_adaptive(int min_exchanges, int max_exchanges, double target_rtt_us,
+                                  double budget_ms) {
+  if (require_session("stepclock_sync_start_adaptive") != 0) return -1;
+  try {
+    g_session->start =
+        sync_adaptive(*g_session, min_exchanges, max_exchanges, target_rtt_us, budget_ms);
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(std::string("stepclock_sync_start_adaptive: ") + e.what());
+  }
+}
+
+int stepclock_sync_end_adaptive(int min_exchanges, int max_exchanges, double target_rtt_us,
+                                double budget_ms) {
+  if (require_session("stepclock_sync_end_adaptive") != 0) return -1;
+  try {
+    g_session->end =
+        sync_adaptive(*g_session, min_exchanges, max_exchanges, target_rtt_us, budget_ms);
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(std::string("stepclock_sync_end_adaptive: ") + e.what());
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "stepmodel/config.hpp"
+#include "stepmodel/pmpi_calls.hpp"
 
 namespace stepmodel {
 namespace {
@@ -170,7 +171,8 @@ Injections parse_injections(const object& obj, int ranks, const ModelConfig& mod
     d.ms = number(e, "ms", p, d.ms);
     d.mode = text(e, "mode", p, d.mode);
     if (d.rank != kEveryRank) check_rank(d.rank, ranks, p + "rank");
-    if (std::find(phases.begin(), phases.end(), d.phase) == phases.end()) {
+    if (std::find(phases.begin(), phases.end(), d.phase) == phases.end() &&
+        !is_pmpi_phase(d.phase)) {
       fail(p + "phase", "unknown phase '" + d.phase + "'");
     }
     if (d.ms < 0) fail(p + "ms", "must be >= 0");
@@ -248,6 +250,26 @@ RunConfig parse_run_config(const std::string& json_text) {
   if (has(root, "inject")) {
     if (root["inject"].get_object().get(inject)) fail("inject", "expected an object");
     c.inject = parse_injections(inject, c.ranks, c.model);
+  }
+  c.instrument = text(root, "instrument", "", c.instrument);
+  if (!c.instrument.empty() && c.instrument != "pmpi") fail("instrument", "expected \"pmpi\"");
+  if (has(root, "step_rule")) {
+    object rule;
+    if (root["step_rule"].get_object().get(rule)) fail("step_rule", "expected an object");
+    c.step_rule.call = text(rule, "call", "step_rule.", c.step_rule.call);
+    c.step_rule.every = integer(rule, "every", "step_rule.", c.step_rule.every);
+    if (c.step_rule.call != "MPI_Pcontrol" && !is_pmpi_collective(c.step_rule.call)) {
+      fail("step_rule.call",
+           "expected MPI_Pcontrol or a blocking collective, got '" + c.step_rule.call + "'");
+    }
+    if (c.step_rule.every < 1) fail("step_rule.every", "must be >= 1");
+  }
+  for (const DelayInjection& d : c.inject.delays) {
+    if (is_pmpi_phase(d.phase) != (c.instrument == "pmpi")) {
+      fail("inject.delays.phase",
+           "phase '" + d.phase + "' needs " +
+               (c.instrument == "pmpi" ? "a built-in workload" : "instrument \"pmpi\""));
+    }
   }
   return c;
 }

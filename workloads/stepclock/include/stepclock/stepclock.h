@@ -54,6 +54,13 @@ int stepclock_init(MPI_Comm comm, int64_t capacity_events);
 int stepclock_inject_clock_skew(double offset_ms, double drift_ppm);
 int stepclock_sync_start(int exchanges); /* >= 10 exchanges; the minimum round trip is kept */
 int stepclock_sync_end(int exchanges);
+/* The same, adaptively (for hosts where the first round trips can all be long): with each
+ * peer at least min_exchanges (>= 10), then more until the minimum round trip is at most
+ * target_rtt_us, max_exchanges were made, or budget_ms passed. Collective. */
+int stepclock_sync_start_adaptive(int min_exchanges, int max_exchanges, double target_rtt_us,
+                                  double budget_ms);
+int stepclock_sync_end_adaptive(int min_exchanges, int max_exchanges, double target_rtt_us,
+                                double budget_ms);
 
 /* Interns an event name ("gemm.fwd"); call before the timed loop. Returns the id. */
 uint16_t stepclock_name(const char* name);

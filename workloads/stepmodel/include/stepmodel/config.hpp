@@ -55,9 +55,13 @@ inline constexpr int kEveryRank = -1;
 
 struct DelayInjection {
   int rank = 0;  // kEveryRank: the same delay on every rank (a typical shift, not a straggler)
-  // gemm.fwd | gemm.bwd.dgrad | gemm.bwd.wgrad | allreduce | optimizer, or a model.schedule name
+  // gemm.fwd | gemm.bwd.dgrad | gemm.bwd.wgrad | allreduce | optimizer, or a model.schedule name;
+  // with instrument "pmpi" a compute phase before an MPI call, "compute>MPI_Allreduce"
+  // (stepmodel/pmpi_calls.hpp).
   std::string phase;
-  int layer = -1;  // -1: every layer (for allreduce: the bucket index, -1 every bucket)
+  // -1: every layer (for allreduce: the bucket index, -1 every bucket; for a pmpi phase: the
+  // k-th call of that MPI function in the step, 0-based, -1 every call).
+  int layer = -1;
   int microbatch = -1;
   int step_first = -1;  // absolute step indices (warm-up steps count); -1: unbounded
   int step_last = -1;
@@ -89,6 +93,13 @@ struct Injections {
   std::vector<FaultInjection> faults;
 };
 
+// How the PMPI interposer cuts an unmodified program's timeline into steps: every `every`-th
+// call of `call` on MPI_COMM_WORLD ends a step ("MPI_Pcontrol": MPI_Pcontrol(1) markers).
+struct StepRule {
+  std::string call = "MPI_Pcontrol";
+  int every = 1;
+};
+
 struct RunConfig {
   std::string experiment;
   std::string config_label;
@@ -100,6 +111,8 @@ struct RunConfig {
   int steps = 10;  // measured steps after warm-up
   ModelConfig model;
   Injections inject;
+  std::string instrument;  // "" (a workload with built-in timing) | "pmpi" (docs/pmpi.md)
+  StepRule step_rule;      // with instrument "pmpi"
 };
 
 // Parses and validates a resolved configuration. Throws std::invalid_argument with the key

@@ -40,12 +40,15 @@ struct LaunchEnvironment {
   // (CULPRIT_PYTHON_DIR, else the source tree's python/), then the inherited PYTHONPATH.
   // Empty: PYTHONPATH is left alone.
   std::string python_path;
+  // libculprit_pmpi.so, preloaded for instrument = "pmpi" (docs/pmpi.md): CULPRIT_PMPI_LIBRARY,
+  // else ../lib/ or the folder of the running culprit; "" when not found.
+  std::string pmpi_library;
 };
 
 // Looks up an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 
-// Reads the environment (CULPRIT_LAUNCHER, CULPRIT_BIND, SLURM_*), the host's cores and the
+// Reads the environment (CULPRIT_LAUNCHER, CULPRIT_BIND, SLURM_*, CULPRIT_PMPI_LIBRARY), the host's cores and the
 // effective user, and applies the manifest's [launch] settings and the command line's
 // --launcher (`cli_launcher`, "" when not given) over the environment variables.
 // `lookup` defaults to the process environment. Throws culprit::UsageError for an unknown
@@ -71,6 +74,8 @@ struct LaunchCommand {
 // `run_file` where the workload must write its run file. Both are made absolute (in argv
 // placeholders and in CULPRIT_CONFIG / CULPRIT_RUN_FILE), so a wrapper that changes directory
 // still finds them.
+// With instrument "pmpi" the ranks (not the launcher) get LD_PRELOAD=env.pmpi_library; throws
+// culprit::UsageError when it is unknown.
 LaunchCommand build_launch_command(const manifest::Configuration& config,
                                    const std::string& config_path, const std::string& run_file,
                                    const LaunchEnvironment& env);

@@ -46,12 +46,21 @@ struct InjectionSpec {
   std::vector<Located<stepmodel::FaultInjection>> faults;
 };
 
+// instrument = "pmpi" and step_rule on [versions.X] / [baseline] (docs/pmpi.md).
+struct InstrumentSpec {
+  std::string instrument;  // "" | "pmpi"
+  std::optional<stepmodel::StepRule> step_rule;
+  SourceLocation instrument_where;
+  SourceLocation step_rule_where;
+};
+
 struct VersionSpec {
   std::string name;
   std::vector<std::string> command;  // empty: the built-in workload
   std::map<std::string, std::string> env;
   std::vector<ModelSetting> model;  // overrides of [baseline.model]
   InjectionSpec inject;             // added to the baseline's injections
+  InstrumentSpec instrument;        // over the baseline's
   std::string description;
   SourceLocation where;
 };
@@ -64,6 +73,7 @@ struct BaselineSpec {
   std::vector<stepmodel::SchedulePhase> schedule;  // [baseline.model] schedule: a measured step
   SourceLocation schedule_where;
   InjectionSpec inject;
+  InstrumentSpec instrument;
   SourceLocation where;  // the [baseline] table (or the file start when absent)
   SourceLocation ranks_where;
   SourceLocation version_where;

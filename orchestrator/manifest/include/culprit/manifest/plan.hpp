@@ -51,6 +51,7 @@ struct Configuration {
   // May contain the placeholders {config} and {out}.
   std::vector<std::string> command;
   std::map<std::string, std::string> env;
+  std::string instrument;  // "pmpi": the launcher preloads libculprit_pmpi.so (docs/pmpi.md)
   // The resolved configuration (docs/schema.md) without the per-run fields
   // (repetition, seed). Canonical: keys sorted, so equal configurations hash equal.
   std::string resolved_json;
