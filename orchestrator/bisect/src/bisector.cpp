@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <map>
+#include <numbers>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -11,7 +11,9 @@
 #include <spdlog/spdlog.h>
 
 #include "culprit/errors.hpp"
-#include "culprit/stats/sampling.hpp"
+#include "culprit/stats/change_point.hpp"
+#include "culprit/stats/mann_whitney.hpp"
+#include "culprit/stats/summary.hpp"
 
 namespace culprit::bisect {
 
@@ -57,37 +59,16 @@ std::string_view to_string(Step::Kind kind) {
   return "midpoint";
 }
 
-namespace {
-
-// Decides a midpoint from its verdicts against the last good (lo) and the first bad (hi)
-// version; nullopt asks for more runs. One significant side decides when the other does not
-// contradict it: being faster than the first bad version (or the same as the last good one)
-// puts the regression after the midpoint. Equivalence alone is rarely reached with few runs,
-// so requiring it would spend most of the runs on good midpoints.
-std::optional<Outcome> classify(const stats::Comparison& vs_lo, const stats::Comparison& vs_hi,
-                                bool at_cap) {
-  const Verdict lo = vs_lo.verdict;
-  const Verdict hi = vs_hi.verdict;
-  if (lo == Verdict::kRegressed && hi == Verdict::kImproved) return Outcome::kBetween;
-  if (lo == Verdict::kEquivalent && hi == Verdict::kEquivalent) {
-    // Both levels lie within the margin of the midpoint (a step of about twice the margin).
-    if (!at_cap) return std::nullopt;
-    return std::abs(vs_lo.shift) <= std::abs(vs_hi.shift) ? Outcome::kGood : Outcome::kBad;
-  }
-  const bool good =
-      hi == Verdict::kImproved || lo == Verdict::kEquivalent || lo == Verdict::kImproved;
-  const bool bad =
-      lo == Verdict::kRegressed || hi == Verdict::kEquivalent || hi == Verdict::kRegressed;
-  if (good && !bad) return Outcome::kGood;
-  if (bad && !good) return Outcome::kBad;
-  if (!at_cap) return std::nullopt;
-  return Outcome::kUndecided;
-}
-
 stats::SamplingPlan sampling_plan(const Options& options) {
   return {options.repetitions, options.max_repetitions, options.block, options.alpha,
           options.margin};
 }
+
+namespace {
+
+constexpr int kTopCandidates = 5;
+constexpr int kConfirmations = 2;  // confirmations of one pair before ending inconclusive
+constexpr int kDriftWindow = 3;    // runs either side in time that estimate a run's drift
 
 void check_options(const Options& options) {
   if (options.repetitions < 1 || options.max_repetitions < options.repetitions) {
@@ -105,115 +86,183 @@ class Bisection {
   Bisection(const std::vector<std::string>& versions, Measurer& measurer, const Options& options)
       : measurer_(measurer),
         options_(options),
-        samples_(versions.size()),
-        untestable_(versions.size(), false) {
+        runs_(versions.size()),
+        untestable_(versions.size(), false),
+        blocks_(versions.size()),
+        rng_(options.seed) {
     result_.versions = versions;
-    schedule_ = look_schedule(options);
-    alpha_per_look_ = stats::look_alpha(sampling_plan(options));
+    result_.noise.max_repetitions = options.max_repetitions;
   }
 
   Result run() {
-    const int last = static_cast<int>(result_.versions.size()) - 1;
+    const int last = count() - 1;
     if (!confirm_endpoints(0, last)) return finish();
-    brackets_.push_back({0, last});
+    std::vector<std::pair<int, int>> refuted;  // pairs whose confirmation failed
+    int previous = -1;
     while (true) {
-      const auto [lo, hi] = brackets_.back();
-      const std::optional<int> mid = pick_midpoint(lo, hi);
-      if (!mid) {
-        if (verify(lo, hi) || !backtrack()) return finish();
+      const stats::ChangePointPosterior post = posterior();
+      record_candidates(post);
+      update_noise(post);
+      const auto [a, b, mass] = best_pair(post);
+      // Runs of the pair made after it became the favourite (mass >= 1/2) did not choose it:
+      // they are fresh for its confirmation.
+      if (mass < 0.5 || std::pair{a, b} != favourite_) {
+        favourite_ = mass >= 0.5 ? std::pair{a, b} : std::pair{-1, -1};
+        favourite_since_ = block_clock_;
+      }
+      if (mass >= 1 - options_.alpha) {
+        if (previous >= 0) record_midpoint(previous, post);
+        previous = -1;
+        const bool again =
+            std::count(refuted.begin(), refuted.end(), std::pair{a, b}) >= kConfirmations;
+        if (!again && confirm(a, b, mass)) {
+          find_other_steps(a, b);
+          return finish();
+        }
+        if (again) {
+          result_.status = Status::kInconclusive;
+          set_range(a, b);
+          result_.message = fmt::format(
+              "the posterior holds {} .. {} with probability {:.3f}, but its confirmation on "
+              "fresh runs was not regressed",
+              name(a), name(b), mass);
+          return finish();
+        }
+        refuted.emplace_back(a, b);
+        favourite_since_ = block_clock_;  // the next confirmation needs runs of its own
         continue;
       }
-      const Outcome outcome = judge_midpoint(*mid, lo, hi);
-      if (outcome == Outcome::kGood) narrow(*mid, hi, *mid);
-      if (outcome == Outcome::kBad) narrow(lo, *mid, *mid);
-      if (outcome == Outcome::kBetween) {
-        const MultipleStep& step = result_.multiple_steps.back();
-        // Keep going towards the larger of the two steps.
-        if (step.shift_from_good_ms >= step.shift_to_bad_ms) {
-          narrow(lo, *mid, *mid);
-        } else {
-          narrow(*mid, hi, *mid);
-        }
-      }
-      if (outcome == Outcome::kUndecided) {
-        // Undecided between two ends at different levels is a genuinely unclear version;
-        // between two ends at the same level, an earlier decision was wrong.
-        if (!bracket_holds(lo, hi) && backtrack()) continue;
+      const std::optional<int> next = pick_version(post);
+      if (next && total_runs() >= budget()) {
+        if (previous >= 0) record_midpoint(previous, post);
         result_.status = Status::kInconclusive;
+        const auto [lo, hi] = credible_range(post);
         set_range(lo, hi);
-        result_.message = "version " + name(*mid) + " stayed inconclusive at " +
-                          std::to_string(options_.max_repetitions) +
-                          " runs; the first bad version lies in the remaining range";
+        result_.message = fmt::format(
+            "spent {} runs (max_repetitions x (log2(versions) + 3)) without one pair holding "
+            "the step with probability {:.2f}; the first bad version lies in {} .. {} with "
+            "probability {:.2f} (run-to-run CV {:.1f} %)",
+            total_runs(), 1 - options_.alpha, name(lo), name(hi), 1 - options_.alpha,
+            100 * post.sigma);
         return finish();
       }
+      if (!next) {
+        if (previous >= 0) record_midpoint(previous, post);
+        result_.status = Status::kInconclusive;
+        const auto [lo, hi] = credible_range(post);
+        set_range(lo, hi);
+        result_.message = fmt::format(
+            "every version that could still split the range has {} runs (max_repetitions); the "
+            "first bad version lies in {} .. {} with probability {:.3f}",
+            options_.max_repetitions, name(lo), name(hi), 1 - options_.alpha);
+        return finish();
+      }
+      if (previous >= 0 && previous != *next) record_midpoint(previous, post);
+      previous = *next;
+      measure_round(*next, post);
     }
   }
 
  private:
+  int count() const { return static_cast<int>(result_.versions.size()); }
   const std::string& name(int index) const {
     return result_.versions[static_cast<std::size_t>(index)];
   }
+  int total_runs() const {
+    int total = 0;
+    for (const auto& r : runs_) total += static_cast<int>(r.size());
+    return total;
+  }
+  // Runs a bisection may spend: the cap for each of the log2(versions) halvings, the endpoints
+  // and the confirmation.
+  int budget() const {
+    return options_.max_repetitions * (static_cast<int>(std::ceil(std::log2(count()))) + 3);
+  }
+  int have(int index) const {
+    return static_cast<int>(runs_[static_cast<std::size_t>(index)].size());
+  }
 
-  const std::vector<double>& fetch(int index, int n) {
-    auto& have = samples_[static_cast<std::size_t>(index)];
-    if (static_cast<int>(have.size()) < n) {
-      std::vector<double> got = measurer_.samples(index, n);
-      if (static_cast<int>(got.size()) < n) {
-        throw RunError("bisect: the measurer returned " + std::to_string(got.size()) +
-                       " runs of version " + name(index) + " where " + std::to_string(n) +
-                       " were asked for");
+  // Ensures `n` runs of `index`; new runs are stamped in the order they arrive and with the
+  // interleaved block they belong to.
+  void fetch(int index, int n, long block) {
+    if (have(index) >= n) return;
+    std::vector<double> got = measurer_.samples(index, n);
+    if (static_cast<int>(got.size()) < n) {
+      throw RunError("bisect: the measurer returned " + std::to_string(got.size()) +
+                     " runs of version " + name(index) + " where " + std::to_string(n) +
+                     " were asked for");
+    }
+    auto& runs = runs_[static_cast<std::size_t>(index)];
+    auto& blocks = blocks_[static_cast<std::size_t>(index)];
+    // Exactly n: a store may hand back more stored runs than asked for; taking them in the
+    // same order as the first time makes a resumed bisection walk the same path.
+    for (std::size_t i = runs.size(); i < static_cast<std::size_t>(n); ++i) {
+      runs.push_back({got[i], clock_++});
+      blocks.push_back(block);
+    }
+  }
+
+  std::vector<double> values(int index, int from, int n) const {
+    std::vector<double> out;
+    const auto& runs = runs_[static_cast<std::size_t>(index)];
+    for (int i = from; i < from + n && i < static_cast<int>(runs.size()); ++i) {
+      out.push_back(runs[static_cast<std::size_t>(i)].value);
+    }
+    return out;
+  }
+
+  // One balanced block: a run of each version, in a seeded order.
+  void block_of(std::vector<int> versions) {
+    const long block = ++block_clock_;
+    std::shuffle(versions.begin(), versions.end(), rng_);
+    for (int x : versions) fetch(x, have(x) + 1, block);
+  }
+
+  // The first `n` runs of both versions (the endpoints), made in balanced blocks.
+  PairSamples pair_at(int baseline, int candidate, int n) {
+    if (have(baseline) < n && have(candidate) < n) measurer_.prefetch({baseline, candidate}, n);
+    while (have(baseline) < n && have(candidate) < n) block_of({baseline, candidate});
+    fetch(baseline, n, ++block_clock_);
+    fetch(candidate, n, block_clock_);
+    return {values(baseline, 0, n), values(candidate, 0, n)};
+  }
+
+  // `n` runs of each version made in the same blocks as a run of the other (so a load spike
+  // or drift hits both alike) after block `after_block`, adding blocks of both as needed.
+  PairSamples paired_at(int baseline, int candidate, int n, long after_block) {
+    const auto collect = [&] {
+      PairSamples s;
+      const auto& ba = blocks_[static_cast<std::size_t>(baseline)];
+      const auto& bb = blocks_[static_cast<std::size_t>(candidate)];
+      for (std::size_t i = 0; i < ba.size(); ++i) {
+        if (ba[i] <= after_block || (i > 0 && ba[i] == ba[i - 1])) continue;
+        const auto j = std::find(bb.begin(), bb.end(), ba[i]);
+        if (j == bb.end()) continue;
+        s.baseline.push_back(runs_[static_cast<std::size_t>(baseline)][i].value);
+        s.candidate.push_back(
+            runs_[static_cast<std::size_t>(candidate)][static_cast<std::size_t>(j - bb.begin())]
+                .value);
       }
-      have = std::move(got);
-    }
-    return have;
-  }
-
-  stats::Comparison compare(int baseline, int candidate, int n) {
-    const auto missing = [&](int i) {
-      return static_cast<int>(samples_[static_cast<std::size_t>(i)].size()) < n;
+      return s;
     };
-    if (missing(baseline) && missing(candidate)) measurer_.prefetch({baseline, candidate}, n);
-    const auto& base = fetch(baseline, n);
-    const auto& cand = fetch(candidate, n);
-    return stats::compare(base, cand, alpha_per_look_, options_.margin);
-  }
-
-  void narrow(int lo, int hi, int decided) {
-    brackets_.push_back({lo, hi});
-    decided_.push_back(decided);
-  }
-
-  // Undoes the last narrowing after its ends turned out not to differ, and has the version
-  // that narrowed it judged again with more runs. False when there is nothing left to undo.
-  bool backtrack() {
-    while (backtracks_left_ > 0 && brackets_.size() > 1) {
-      --backtracks_left_;
-      brackets_.pop_back();
-      const int suspect = decided_.back();
-      decided_.pop_back();
-      const int have = static_cast<int>(samples_[static_cast<std::size_t>(suspect)].size());
-      if (have >= options_.max_repetitions) continue;  // cannot learn more about it: undo more
-      min_n_[suspect] = have + 1;
-      spdlog::info("bisect: the range {}..{} does not hold a regression; judging {} again",
-                   name(brackets_.back().first), name(brackets_.back().second), name(suspect));
-      return true;
+    PairSamples s = collect();
+    const int missing = n - static_cast<int>(s.baseline.size());
+    if (missing > 0) {
+      measurer_.prefetch({baseline, candidate},
+                         std::max(have(baseline), have(candidate)) + missing);
+      for (int i = 0; i < missing; ++i) block_of({baseline, candidate});
+      s = collect();
     }
-    return false;
+    s.baseline.resize(static_cast<std::size_t>(n));
+    s.candidate.resize(static_cast<std::size_t>(n));
+    return s;
   }
 
-  // Whether hi is still measurably slower than lo (the current range holds a regression).
-  bool bracket_holds(int lo, int hi) {
-    stats::Comparison judgement;
-    int n = 0;
-    for (int looked : schedule_) {
-      n = looked;
-      judgement = compare(lo, hi, n);
-      if (judgement.verdict != Verdict::kInconclusive) break;
-    }
-    const bool holds = judgement.verdict == Verdict::kRegressed;
-    result_.steps.push_back({Step::Kind::kRecheck, hi, judgement.verdict, std::nullopt,
-                             holds ? Outcome::kBad : Outcome::kUndecided, n, ""});
-    return holds;
+  stats::ChangePointPosterior posterior() const {
+    stats::ChangePointOptions o;
+    o.drift_window = kDriftWindow;
+    o.drift_min_runs = options_.repetitions;
+    return stats::change_point_posterior(runs_, o);
   }
 
   void set_range(int lo, int hi) {
@@ -221,145 +270,335 @@ class Bisection {
     result_.first_bad = hi;
   }
 
-  // Measures both endpoints until their comparison is decided; false when bisection stops.
+  // The endpoints through the adaptive loop; false when bisection stops there.
   bool confirm_endpoints(int good, int bad) {
-    stats::Comparison judgement;
-    int n = 0;
-    for (int looked : schedule_) {
-      n = looked;
-      try {
-        judgement = compare(good, bad, n);
-      } catch (const Untestable& e) {
-        const int which = untestable_index(good, bad, n);
-        throw RunError("bisect: endpoint version " + name(which) + " cannot be measured (" +
-                       e.what() + "); choose a good and a bad version that build and run");
-      }
-      if (judgement.verdict != Verdict::kInconclusive) break;
+    stats::SamplingPlan plan = sampling_plan(options_);
+    PairJudgement judged;
+    try {
+      judged = judge_adaptively(
+          [&](int n) {
+            PairSamples s = pair_at(good, bad, n);
+            // Say early when the noise makes the margin unreachable within the cap.
+            const int second_look = options_.repetitions + stats::block_size(plan);
+            if (n == second_look && n < options_.max_repetitions) {
+              check_noise(stats::compare(s.baseline, s.candidate, stats::look_alpha(plan),
+                                         options_.margin));
+            }
+            return s;
+          },
+          plan,
+          [&](const stats::SamplingDecision& d) {
+            // Inconclusive by the verdict, but the posterior already sees a step: bisect.
+            if (d.comparison.verdict != Verdict::kInconclusive ||
+                d.comparison.relative < options_.margin) {
+              return false;
+            }
+            stepped_ = posterior().no_step <= options_.alpha;
+            return stepped_;
+          });
+    } catch (const Untestable& e) {
+      const int which = have(good) < options_.repetitions ? good : bad;
+      throw RunError("bisect: endpoint version " + name(which) + " cannot be measured (" +
+                     e.what() + "); choose a good and a bad version that build and run");
+    } catch (const NoiseStop&) {
+      set_range(good, bad);
+      result_.shift = stats::compare(values(good, 0, have(good)), values(bad, 0, have(bad)),
+                                     stats::look_alpha(plan), options_.margin);
+      result_.steps.push_back({Step::Kind::kEndpoints, bad, result_.shift.verdict, std::nullopt,
+                               Outcome::kUndecided, have(bad), "", -1});
+      result_.status = Status::kInconclusive;
+      result_.message = result_.noise.advice;
+      return false;
     }
+    const stats::Comparison& judgement = judged.comparison;
     set_range(good, bad);
     result_.shift = judgement;
+    if (stepped_) {
+      result_.steps.push_back({Step::Kind::kEndpoints, bad, judgement.verdict, std::nullopt,
+                               Outcome::kBad, judged.n, "", 1 - posterior().no_step});
+      return true;
+    }
     const Outcome outcome = judgement.verdict == Verdict::kRegressed      ? Outcome::kBad
                             : judgement.verdict == Verdict::kInconclusive ? Outcome::kUndecided
                                                                           : Outcome::kGood;
     result_.steps.push_back(
-        {Step::Kind::kEndpoints, bad, judgement.verdict, std::nullopt, outcome, n, ""});
+        {Step::Kind::kEndpoints, bad, judgement.verdict, std::nullopt, outcome, judged.n, "", -1});
     if (judgement.verdict == Verdict::kRegressed) return true;
     // At the cap, an estimate below the margin is no regression of practical size: not
     // reproduced (which does not claim "the same"; the CI in the report says how sure).
     if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin) {
       result_.status = Status::kInconclusive;
       result_.message = "the endpoints " + name(good) + " and " + name(bad) +
-                        " stayed inconclusive at " + std::to_string(n) + " runs each";
+                        " stayed inconclusive at " + std::to_string(judged.n) + " runs each";
     } else {
       result_.status = Status::kNotReproduced;
       result_.message = fmt::format(
           "version {} is {} against {} at {} runs each (shift {:+.1f} %, margin {:.1f} %): no "
           "regression to bisect",
-          name(bad), stats::verdict_name(judgement.verdict), name(good), n,
+          name(bad), stats::verdict_name(judgement.verdict), name(good), judged.n,
           100 * judgement.relative, 100 * options_.margin);
     }
     return false;
   }
 
-  // Which of two versions threw Untestable: the one whose samples are still missing.
-  int untestable_index(int a, int b, int n) const {
-    return static_cast<int>(samples_[static_cast<std::size_t>(a)].size()) < n ? a : b;
+  struct NoiseStop {};
+
+  // Fills result_.noise from an early look; limited when even max_repetitions runs per version
+  // could not show the step (or, for a step below it, the margin).
+  void check_noise(const stats::Comparison& first_look) {
+    const double cv = stats::change_point_posterior(runs_).sigma;
+    const double look = stats::look_alpha(sampling_plan(options_));
+    NoiseCheck& noise = result_.noise;
+    noise.cv = cv;
+    noise.mde_at_cap = stats::minimum_detectable_step(cv, options_.max_repetitions, look);
+    const double target = first_look.relative;
+    const double z = stats::normal_quantile(1 - look / 2) + stats::normal_quantile(0.8);
+    const double root = z * cv / std::log1p(target) / std::sqrt(3 / std::numbers::pi);
+    noise.runs_needed = static_cast<int>(std::ceil(2 * root * root));
+    // Only a step of practical size is worth the check (below the margin the cap ends in
+    // "not reproduced" anyway); stop only when the cap's MDE is clearly out of reach (twice
+    // the estimate: the CV from a second look is itself uncertain).
+    if (first_look.verdict != Verdict::kInconclusive || target < options_.margin) return;
+    if (noise.mde_at_cap <= 2 * target) return;
+    noise.limited = true;
+    noise.advice = fmt::format(
+        "run-to-run CV is {:.1f} % (measured over {} runs): with at most {} runs per version the "
+        "smallest detectable step is {:.1f} %, far above the {:.1f} % the endpoints show; about "
+        "{} runs per version would be needed. Raise stats.max_repetitions, run fewer ranks per "
+        "core, bind "
+        "ranks to cores, or use a quieter machine",
+        100 * cv, have(0) + have(count() - 1), options_.max_repetitions, 100 * noise.mde_at_cap,
+        100 * target, noise.runs_needed);
+    throw NoiseStop{};
   }
 
-  // The testable version nearest the middle of (lo, hi), like git bisect after a skip.
-  std::optional<int> pick_midpoint(int lo, int hi) const {
-    std::optional<int> best;
-    const double middle = 0.5 * (lo + hi);
-    for (int i = lo + 1; i < hi; ++i) {
-      if (untestable_[static_cast<std::size_t>(i)]) continue;
-      if (!best || std::abs(i - middle) < std::abs(*best - middle)) best = i;
+  // The noise figures from every run so far (the posterior's scale).
+  void update_noise(const stats::ChangePointPosterior& post) {
+    const double look = stats::look_alpha(sampling_plan(options_));
+    result_.noise.cv = post.sigma;
+    result_.noise.mde_at_cap =
+        stats::minimum_detectable_step(post.sigma, options_.max_repetitions, look);
+  }
+
+  struct Pair {
+    int lo = 0;
+    int hi = 0;
+    double mass = 0;
+  };
+  // The adjacent testable pair (untestable versions between them allowed) holding most mass.
+  Pair best_pair(const stats::ChangePointPosterior& post) const {
+    Pair best;
+    int lo = 0;
+    for (int hi = 1; hi < count(); ++hi) {
+      if (untestable_[static_cast<std::size_t>(hi)]) continue;
+      double mass = 0;
+      for (int k = lo + 1; k <= hi; ++k) mass += post.probability[static_cast<std::size_t>(k)];
+      if (mass > best.mass) best = {lo, hi, mass};
+      lo = hi;
     }
     return best;
   }
 
-  Outcome judge_midpoint(int mid, int lo, int hi) {
-    const auto forced = min_n_.find(mid);
-    const int min_n = forced == min_n_.end() ? 0 : forced->second;
-    for (std::size_t look = 0; look < schedule_.size(); ++look) {
-      const int n = schedule_[look];
-      if (n < min_n && look + 1 < schedule_.size()) continue;
-      try {
-        fetch(mid, n);
-      } catch (const Untestable& e) {
-        untestable_[static_cast<std::size_t>(mid)] = true;
-        result_.skipped.push_back(mid);
-        result_.steps.push_back(
-            {Step::Kind::kMidpoint, mid, Verdict::kInconclusive, std::nullopt, Outcome::kUntestable,
-             static_cast<int>(samples_[static_cast<std::size_t>(mid)].size()), e.what()});
-        return Outcome::kUntestable;
-      }
-      const stats::Comparison vs_lo = compare(lo, mid, n);
-      const stats::Comparison vs_hi = compare(hi, mid, n);
-      const bool at_cap = look + 1 == schedule_.size();
-      const std::optional<Outcome> outcome = classify(vs_lo, vs_hi, at_cap);
-      if (!outcome) continue;
-      result_.steps.push_back(
-          {Step::Kind::kMidpoint, mid, vs_lo.verdict, vs_hi.verdict, *outcome, n, ""});
-      spdlog::info("bisect: {} is {} ({} against {}, {} against {}, {} runs)", name(mid),
-                   to_string(*outcome), stats::verdict_name(vs_lo.verdict), name(lo),
-                   stats::verdict_name(vs_hi.verdict), name(hi), n);
-      if (*outcome == Outcome::kBetween) {
-        result_.multiple_steps.push_back({mid, vs_lo.shift, -vs_hi.shift});
-      }
-      return *outcome;
+  // The smallest range of versions holding 1 - alpha of the step's mass.
+  std::pair<int, int> credible_range(const stats::ChangePointPosterior& post) const {
+    int lo = 0;
+    int hi = count() - 1;
+    const double tail = options_.alpha / 2;
+    for (int k = 0; k < count(); ++k) {
+      if (post.cumulative[static_cast<std::size_t>(k)] <= tail) lo = k;
     }
-    return Outcome::kUndecided;  // unreachable: the last look always decides
+    for (int k = count() - 1; k >= 0; --k) {
+      if (post.cumulative[static_cast<std::size_t>(k)] >= 1 - tail) hi = k;
+    }
+    return {lo, std::max(hi, lo + 1)};
   }
 
-  // The final check: the first bad version against its tested predecessor.
-  bool verify(int lo, int hi) {
-    set_range(lo, hi);
-    result_.candidates.clear();
-    for (int i = lo + 1; i < hi; ++i) {
-      if (untestable_[static_cast<std::size_t>(i)]) result_.candidates.push_back(i);
-    }
-    stats::Comparison judgement;
-    int n = 0;
-    for (int looked : schedule_) {
-      n = looked;
-      judgement = compare(lo, hi, n);
-      if (judgement.verdict != Verdict::kInconclusive) break;
-    }
-    result_.shift = judgement;
-    const bool confirmed = judgement.verdict == Verdict::kRegressed;
-    result_.steps.push_back({Step::Kind::kVerify, hi, judgement.verdict, std::nullopt,
-                             confirmed ? Outcome::kBad : Outcome::kUndecided, n, ""});
-    if (confirmed) {
-      result_.status = Status::kFound;
-      result_.message = "first bad version " + name(hi) + ", last good " + name(lo);
-      if (!result_.candidates.empty()) {
-        result_.message += "; untestable versions in between could be the culprit too";
+  // The testable version below its cap whose "bad" probability is nearest one half: one run
+  // of it is worth most (the information of a run is largest where the mass is split evenly).
+  std::optional<int> pick_version(const stats::ChangePointPosterior& post) const {
+    std::optional<int> best;
+    double best_split = 2;
+    for (int v = 0; v < count(); ++v) {
+      if (untestable_[static_cast<std::size_t>(v)] || have(v) >= options_.max_repetitions) continue;
+      const double p = post.cumulative[static_cast<std::size_t>(v)];
+      const double split = std::abs(p - 0.5);
+      if (split < best_split - 1e-12) {
+        best_split = split;
+        best = v;
       }
-      return true;
     }
-    result_.status = Status::kInconclusive;
-    result_.message = "the final check of " + name(hi) + " against " + name(lo) + " was " +
-                      std::string(stats::verdict_name(judgement.verdict)) + " at " +
-                      std::to_string(n) + " runs each, not regressed";
-    return false;
+    if (best && best_split > 0.5 - 1e-6) return std::nullopt;  // nothing left to learn
+    return best;
+  }
+
+  // The measured testable versions either side of the posterior median.
+  std::pair<int, int> bracket(const stats::ChangePointPosterior& post) const {
+    int lo = 0;
+    int hi = count() - 1;
+    for (int v = 0; v < count(); ++v) {
+      if (have(v) == 0) continue;
+      if (post.cumulative[static_cast<std::size_t>(v)] < 0.5) lo = std::max(lo, v);
+    }
+    for (int v = count() - 1; v >= 0; --v) {
+      if (have(v) == 0) continue;
+      if (post.cumulative[static_cast<std::size_t>(v)] >= 0.5) hi = std::min(hi, v);
+    }
+    return {lo, hi};
+  }
+
+  // One block: a run of `v` and a fresh run of one end of the bracket (alternating), in a
+  // seeded order, so a load spike or drift hits both.
+  void measure_round(int v, const stats::ChangePointPosterior& post) {
+    const auto [lo, hi] = bracket(post);
+    std::vector<int> block = {v};
+    for (int end : (round_ % 2 == 0) ? std::vector<int>{lo, hi} : std::vector<int>{hi, lo}) {
+      if (end != v && have(end) < options_.max_repetitions) {
+        block.push_back(end);
+        break;
+      }
+    }
+    ++round_;
+    std::shuffle(block.begin(), block.end(), rng_);
+    const long id = ++block_clock_;
+    for (int x : block) {
+      try {
+        fetch(x, have(x) + 1, id);
+      } catch (const Untestable& e) {
+        if (x != v) continue;  // an end measured before: leave it to the next block
+        untestable_[static_cast<std::size_t>(v)] = true;
+        runs_[static_cast<std::size_t>(v)].clear();
+        blocks_[static_cast<std::size_t>(v)].clear();
+        result_.skipped.push_back(v);
+        result_.steps.push_back({Step::Kind::kMidpoint, v, Verdict::kInconclusive, std::nullopt,
+                                 Outcome::kUntestable, 0, e.what(), -1});
+      }
+    }
+  }
+
+  // What a version the posterior chose turned out to be, with its probability of being bad.
+  void record_midpoint(int v, const stats::ChangePointPosterior& post) {
+    if (untestable_[static_cast<std::size_t>(v)] || have(v) == 0) return;
+    const double bad = post.cumulative[static_cast<std::size_t>(v)];
+    const auto [lo, hi] = bracket(post);
+    const double alpha = stats::look_alpha(sampling_plan(options_));
+    const auto against = [&](int end) {
+      if (end == v || have(end) < 2 || have(v) < 2) return Verdict::kInconclusive;
+      return stats::compare(values(end, 0, have(end)), values(v, 0, have(v)), alpha,
+                            options_.margin)
+          .verdict;
+    };
+    const Outcome outcome = bad >= 1 - options_.alpha ? Outcome::kBad
+                            : bad <= options_.alpha   ? Outcome::kGood
+                                                      : Outcome::kUndecided;
+    result_.steps.push_back(
+        {Step::Kind::kMidpoint, v, against(lo), against(hi), outcome, have(v), "", bad});
+    spdlog::info("bisect: {} is {} (P(bad) = {:.3f}, {} runs)", name(v), to_string(outcome), bad,
+                 have(v));
+  }
+
+  void record_candidates(const stats::ChangePointPosterior& post) {
+    std::vector<Candidate> all;
+    for (int k = 1; k < count(); ++k) {
+      all.push_back({k, post.probability[static_cast<std::size_t>(k)]});
+    }
+    std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
+      return a.probability > b.probability;
+    });
+    if (static_cast<int>(all.size()) > kTopCandidates) all.resize(kTopCandidates);
+    result_.candidates = std::move(all);
+    result_.no_step_probability = post.no_step;
+  }
+
+  // The confirmation's plan: repetitions, then one block more (two looks, alpha / 2 each): a
+  // pair the posterior already holds at 1 - alpha needs a check, not a search; when it stays
+  // inconclusive the runs go to the posterior and the search goes on.
+  stats::SamplingPlan confirmation_plan() const {
+    stats::SamplingPlan plan = sampling_plan(options_);
+    plan.max_repetitions =
+        std::min(options_.max_repetitions, options_.repetitions + stats::block_size(plan));
+    return plan;
+  }
+
+  // The confirmation: the pair on fresh interleaved runs, through the adaptive loop.
+  bool confirm(int lo, int hi, double mass) {
+    set_range(lo, hi);
+    result_.untestable_candidates.clear();
+    for (int i = lo + 1; i < hi; ++i) {
+      if (untestable_[static_cast<std::size_t>(i)]) result_.untestable_candidates.push_back(i);
+    }
+    const PairJudgement judged = judge_adaptively(
+        [&, after = favourite_since_](int n) { return paired_at(lo, hi, n, after); },
+        confirmation_plan());
+    result_.shift = judged.comparison;
+    const bool confirmed = judged.comparison.verdict == Verdict::kRegressed;
+    result_.steps.push_back({Step::Kind::kVerify, hi, judged.comparison.verdict, std::nullopt,
+                             confirmed ? Outcome::kBad : Outcome::kUndecided, judged.n, "", mass});
+    if (!confirmed) {
+      spdlog::info("bisect: {} .. {} held {:.3f} of the posterior but was {} on fresh runs",
+                   name(lo), name(hi), mass, stats::verdict_name(judged.comparison.verdict));
+      return false;
+    }
+    result_.status = Status::kFound;
+    result_.message = fmt::format("first bad version {}, last good {} (posterior {:.3f})", name(hi),
+                                  name(lo), mass);
+    if (!result_.untestable_candidates.empty()) {
+      result_.message += "; untestable versions in between could be the culprit too";
+    }
+    record_candidates(posterior());
+    return true;
+  }
+
+  // A second step inside the good side [0, lo] or the bad side [hi, last]: a one-step posterior
+  // on that segment alone; reported when it holds a step of at least the margin.
+  void find_other_steps(int lo, int hi) {
+    const auto check = [&](int first, int last) {
+      if (last - first < 1 || have(first) == 0 || have(last) == 0) return;
+      std::vector<std::vector<stats::TimedRun>> segment(runs_.begin() + first,
+                                                        runs_.begin() + last + 1);
+      stats::ChangePointOptions o;
+      o.drift_window = kDriftWindow;
+      o.drift_min_runs = options_.repetitions;
+      const auto post = stats::change_point_posterior(segment, o);
+      if (1 - post.no_step < 1 - options_.alpha || post.relative_shift < options_.margin) return;
+      const int at = first + post.most_likely;
+      const auto pooled = [&](int a, int b) {
+        std::vector<double> out;
+        for (int v = a; v <= b; ++v) {
+          for (const auto& r : runs_[static_cast<std::size_t>(v)]) out.push_back(r.value);
+        }
+        return out.empty() ? 0.0 : stats::median(out);
+      };
+      const bool left = last == lo;
+      const double good = left ? pooled(0, at - 1) : pooled(0, lo);
+      const double middle = left ? pooled(at, lo) : pooled(hi, at - 1);
+      const double bad = left ? pooled(hi, count() - 1) : pooled(at, count() - 1);
+      result_.multiple_steps.push_back({at, middle - good, bad - middle, 1 - post.no_step});
+    };
+    check(0, lo);
+    check(hi, count() - 1);
+    if (!result_.multiple_steps.empty()) {
+      result_.message += "; the regression came in more than one step (followed the larger)";
+    }
   }
 
   Result finish() {
     result_.runs = 0;
-    for (const auto& s : samples_) result_.runs += static_cast<int>(s.size());
+    for (const auto& r : runs_) result_.runs += static_cast<int>(r.size());
     return std::move(result_);
   }
 
   Measurer& measurer_;
-  std::vector<std::pair<int, int>> brackets_;  // (last good, first bad), narrowing
-  std::vector<int> decided_;                   // the version that made each narrowing
-  std::map<int, int> min_n_;                   // versions to judge again with more runs
-  int backtracks_left_ = 4;
   Options options_;
-  std::vector<int> schedule_;  // runs per version at each look
-  double alpha_per_look_ = 0.05;
-  std::vector<std::vector<double>> samples_;
+  std::vector<std::vector<stats::TimedRun>> runs_;
   std::vector<bool> untestable_;
+  std::vector<std::vector<long>> blocks_;  // per version, the interleaved block of each run
+  std::mt19937_64 rng_;
+  long clock_ = 0;
+  long block_clock_ = 0;
+  std::pair<int, int> favourite_{-1, -1};  // the pair holding >= 1/2 of the mass, if any
+  long favourite_since_ = 0;               // the last block before it became the favourite
+  bool stepped_ = false;  // the endpoints' posterior saw a step before their verdict did
+  int round_ = 0;
   Result result_;
 };
 
@@ -375,30 +614,18 @@ Result run_bisection(const std::vector<std::string>& versions, Measurer& measure
   return Bisection(versions, measurer, options).run();
 }
 
-std::vector<int> look_schedule(const Options& options) {
-  std::vector<int> schedule;
-  const int block = stats::block_size(sampling_plan(options));
-  for (int n = options.repetitions; n < options.max_repetitions; n += block) {
-    schedule.push_back(n);
-  }
-  schedule.push_back(options.max_repetitions);
-  return schedule;
-}
-
 PairJudgement judge_pair(Measurer& measurer, int baseline, int candidate, const Options& options) {
   check_options(options);
-  const double alpha = stats::look_alpha(sampling_plan(options));
-  PairJudgement judged;
-  for (int n : look_schedule(options)) {
-    const auto base = measurer.samples(baseline, n);
-    const auto cand = measurer.samples(candidate, n);
-    judged.n = n;
-    judged.comparison = stats::compare(
-        std::span<const double>(base.data(), static_cast<std::size_t>(n)),
-        std::span<const double>(cand.data(), static_cast<std::size_t>(n)), alpha, options.margin);
-    if (judged.comparison.verdict != Verdict::kInconclusive) break;
-  }
-  return judged;
+  return judge_adaptively(
+      [&](int n) {
+        measurer.prefetch({baseline, candidate}, n);
+        auto base = measurer.samples(baseline, n);
+        auto cand = measurer.samples(candidate, n);
+        base.resize(static_cast<std::size_t>(n));
+        cand.resize(static_cast<std::size_t>(n));
+        return PairSamples{std::move(base), std::move(cand)};
+      },
+      sampling_plan(options));
 }
 
 }  // namespace culprit::bisect

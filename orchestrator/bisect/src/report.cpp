@@ -31,6 +31,7 @@ Json step_json(const Result& r, const Step& step) {
   o["outcome"] = std::string(to_string(step.outcome));
   o["n"] = step.n;
   if (!step.note.empty()) o["note"] = step.note;
+  o["probability"] = step.probability >= 0 ? Json(step.probability) : Json();
   return Json(std::move(o));
 }
 
@@ -64,16 +65,31 @@ std::string result_json(const Result& r, const ReportContext& context) {
   Json::Array steps;
   for (const auto& step : r.steps) steps.push_back(step_json(r, step));
   o["steps"] = Json(std::move(steps));
-  o["candidates"] = names(r, r.candidates);
+  Json::Array candidates;
+  for (const auto& c : r.candidates) {
+    candidates.emplace_back(
+        Json::Object{{"version", r.versions.at(static_cast<std::size_t>(c.index))},
+                     {"probability", c.probability}});
+  }
+  o["candidates"] = Json(std::move(candidates));
+  o["no_step_probability"] = r.no_step_probability;
+  o["untestable_candidates"] = names(r, r.untestable_candidates);
   o["skipped"] = names(r, r.skipped);
   Json::Array multiple;
   for (const auto& m : r.multiple_steps) {
     multiple.emplace_back(
         Json::Object{{"version", r.versions.at(static_cast<std::size_t>(m.index))},
                      {"shift_from_good_ms", m.shift_from_good_ms},
-                     {"shift_to_bad_ms", m.shift_to_bad_ms}});
+                     {"shift_to_bad_ms", m.shift_to_bad_ms},
+                     {"probability", m.probability}});
   }
   o["multiple_steps"] = Json(std::move(multiple));
+  o["noise"] = Json::Object{{"cv", r.noise.cv},
+                            {"mde_at_cap", r.noise.mde_at_cap},
+                            {"max_repetitions", r.noise.max_repetitions},
+                            {"runs_needed", r.noise.runs_needed},
+                            {"limited", r.noise.limited},
+                            {"advice", r.noise.advice}};
   o["message"] = r.message;
   return Json(std::move(o)).dump();
 }
@@ -111,16 +127,26 @@ std::string result_text(const Result& r, const ReportContext& context) {
     if (!step.note.empty()) out += "  " + step.note;
     out += "\n";
   }
-  if (!r.candidates.empty()) {
+  if (!r.untestable_candidates.empty()) {
     out += "  untestable between last good and first bad (could be the culprit too):";
-    for (int i : r.candidates) out += " " + r.versions.at(static_cast<std::size_t>(i));
+    for (int i : r.untestable_candidates) out += " " + r.versions.at(static_cast<std::size_t>(i));
     out += "\n";
   }
+  if (!r.candidates.empty()) {
+    out += "  posterior:";
+    for (const auto& c : r.candidates) {
+      out += fmt::format(" {} {:.3f}", r.versions.at(static_cast<std::size_t>(c.index)),
+                         c.probability);
+    }
+    out += fmt::format(", no step {:.3f}\n", r.no_step_probability);
+  }
+  out += fmt::format("  run-to-run CV {:.1f} %, smallest detectable step at {} runs {:.1f} %\n",
+                     100 * r.noise.cv, r.noise.max_repetitions, 100 * r.noise.mde_at_cap);
   for (const auto& m : r.multiple_steps) {
     out += fmt::format(
-        "  more than one step: {} is {:+.2f} ms from the good level and {:.2f} ms "
-        "below the bad level\n",
-        name(m.index), m.shift_from_good_ms, m.shift_to_bad_ms);
+        "  more than one step (probability {:.3f}): from {} on {:+.2f} ms from the good level "
+        "and {:.2f} ms below the bad level\n",
+        m.probability, name(m.index), m.shift_from_good_ms, m.shift_to_bad_ms);
   }
   return out;
 }

@@ -1,0 +1,213 @@
+#include "culprit/stats/change_point.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "culprit/errors.hpp"
+#include "culprit/stats/mann_whitney.hpp"
+#include "culprit/stats/summary.hpp"
+
+namespace culprit::stats {
+namespace {
+
+struct LogRun {
+  int version = 0;
+  double y = 0;  // log value, drift removed
+  long order = 0;
+};
+
+// Normal-consistent scale from within-version pairwise differences: median |y_i - y_j| over
+// pairs of runs of the same version is 0.6745 * sqrt(2) * sigma for normal errors. Levels
+// cancel in a difference, so the estimate needs no model of where the step is.
+double within_version_sigma(const std::vector<std::vector<double>>& by_version) {
+  std::vector<double> diffs;
+  for (const auto& ys : by_version) {
+    for (std::size_t i = 0; i < ys.size(); ++i) {
+      for (std::size_t j = i + 1; j < ys.size(); ++j) diffs.push_back(std::abs(ys[i] - ys[j]));
+    }
+  }
+  if (diffs.empty()) return 1e-3;
+  const double sigma = median(diffs) / (0.6744897501960817 * std::numbers::sqrt2);
+  return std::max(sigma, 1e-5);
+}
+
+// Student-t log density up to a constant shared by every model (sigma is common).
+double t_log_density(double residual, double sigma, double nu) {
+  const double z = residual / sigma;
+  return -0.5 * (nu + 1) * std::log1p(z * z / nu);
+}
+
+// M-estimate of location under the t likelihood: a few reweighting steps from the median.
+double t_location(const std::vector<double>& ys, double sigma, double nu) {
+  double mu = median(ys);
+  for (int iteration = 0; iteration < 4; ++iteration) {
+    double weighted = 0;
+    double weights = 0;
+    for (double y : ys) {
+      const double z = (y - mu) / sigma;
+      const double w = (nu + 1) / (nu + z * z);
+      weighted += w * y;
+      weights += w;
+    }
+    mu = weighted / weights;
+  }
+  return mu;
+}
+
+double log_likelihood(const std::vector<double>& ys, double mu, double sigma, double nu) {
+  double sum = 0;
+  for (double y : ys) sum += t_log_density(y - mu, sigma, nu);
+  return sum;
+}
+
+// Drift of each run: the median residual (from its version's median) of the runs made just
+// before and after it, counting only versions with enough runs for a settled median.
+void remove_drift(std::vector<LogRun>& all, int versions, const ChangePointOptions& options) {
+  std::vector<std::vector<double>> by_version(static_cast<std::size_t>(versions));
+  for (const auto& r : all) by_version[static_cast<std::size_t>(r.version)].push_back(r.y);
+  std::vector<double> level(static_cast<std::size_t>(versions), 0);
+  for (int v = 0; v < versions; ++v) {
+    const auto& ys = by_version[static_cast<std::size_t>(v)];
+    if (!ys.empty()) level[static_cast<std::size_t>(v)] = median(ys);
+  }
+  std::vector<std::size_t> by_time(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) by_time[i] = i;
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [&](std::size_t a, std::size_t b) { return all[a].order < all[b].order; });
+  std::vector<double> drift(all.size(), 0);
+  const long window = options.drift_window;
+  for (std::size_t t = 0; t < by_time.size(); ++t) {
+    std::vector<double> residuals;
+    const long lo = std::max(0L, static_cast<long>(t) - window);
+    const long hi = std::min(static_cast<long>(by_time.size()) - 1, static_cast<long>(t) + window);
+    for (long u = lo; u <= hi; ++u) {
+      if (u == static_cast<long>(t)) continue;
+      const auto& r = all[by_time[static_cast<std::size_t>(u)]];
+      const auto& ys = by_version[static_cast<std::size_t>(r.version)];
+      if (static_cast<int>(ys.size()) < options.drift_min_runs) continue;
+      residuals.push_back(r.y - level[static_cast<std::size_t>(r.version)]);
+    }
+    if (residuals.size() >= 2) drift[by_time[t]] = median(residuals);
+  }
+  // Only drift clearly above the noise is removed: a correction from a few neighbours would
+  // otherwise add their noise to every run.
+  std::vector<std::vector<double>> centred(static_cast<std::size_t>(versions));
+  for (const auto& r : all) centred[static_cast<std::size_t>(r.version)].push_back(r.y);
+  const double sigma = within_version_sigma(centred);
+  const double threshold = options.drift_threshold * sigma;
+  for (double& d : drift) d = std::abs(d) > threshold ? d : 0;
+  for (std::size_t i = 0; i < all.size(); ++i) all[i].y -= drift[i];
+}
+
+}  // namespace
+
+ChangePointPosterior change_point_posterior(const std::vector<std::vector<TimedRun>>& runs,
+                                            const ChangePointOptions& options) {
+  const int versions = static_cast<int>(runs.size());
+  if (versions < 2 || runs.front().empty() || runs.back().empty()) {
+    throw UsageError("change point: needs runs of the first and the last version");
+  }
+  if (!(options.prior_no_step >= 0 && options.prior_no_step < 1) || !(options.shift_scale > 0) ||
+      !(options.degrees_of_freedom > 0)) {
+    throw UsageError(
+        "change point: prior_no_step must lie in [0, 1), shift_scale and "
+        "degrees_of_freedom must be positive");
+  }
+  std::vector<LogRun> all;
+  for (int v = 0; v < versions; ++v) {
+    for (const auto& r : runs[static_cast<std::size_t>(v)]) {
+      if (!(r.value > 0) || !std::isfinite(r.value)) {
+        throw UsageError("change point: run median " + std::to_string(r.value) + " of version #" +
+                         std::to_string(v) + " is not a positive time");
+      }
+      all.push_back({v, std::log(r.value), r.order});
+    }
+  }
+  if (options.drift_window > 0) remove_drift(all, versions, options);
+
+  std::vector<std::vector<double>> by_version(static_cast<std::size_t>(versions));
+  for (const auto& r : all) by_version[static_cast<std::size_t>(r.version)].push_back(r.y);
+  const double sigma = within_version_sigma(by_version);
+  const double nu = options.degrees_of_freedom;
+  // Standard error factor of a t location estimate (Fisher information (nu+1)/((nu+3) s^2)).
+  const double se_factor = sigma * std::sqrt((nu + 3) / (nu + 1));
+  const double s = options.shift_scale;
+
+  std::vector<double> pooled;
+  for (const auto& r : all) pooled.push_back(r.y);
+  const double mu0 = t_location(pooled, sigma, nu);
+  const double ll0 = log_likelihood(pooled, mu0, sigma, nu);
+
+  ChangePointPosterior post;
+  post.sigma = sigma;
+  post.probability.assign(static_cast<std::size_t>(versions), 0);
+  std::vector<double> log_post(static_cast<std::size_t>(versions), 0);
+  std::vector<double> shift(static_cast<std::size_t>(versions), 0);
+  const double log_prior_step = std::log((1 - options.prior_no_step) / (versions - 1));
+  const double log_no_step =
+      options.prior_no_step > 0 ? std::log(options.prior_no_step) + ll0 : -INFINITY;
+  double top = log_no_step;
+  std::vector<double> left;
+  std::vector<double> right;
+  for (int k = 1; k < versions; ++k) {
+    left.clear();
+    right.clear();
+    for (int v = 0; v < versions; ++v) {
+      auto& side = v < k ? left : right;
+      const auto& ys = by_version[static_cast<std::size_t>(v)];
+      side.insert(side.end(), ys.begin(), ys.end());
+    }
+    const double mu_l = t_location(left, sigma, nu);
+    const double mu_r = t_location(right, sigma, nu);
+    double delta = mu_r - mu_l;
+    double ll = 0;
+    double occam = 0;
+    const double se = se_factor * std::sqrt(1.0 / static_cast<double>(left.size()) +
+                                            1.0 / static_cast<double>(right.size()));
+    if (delta > 0) {
+      ll = log_likelihood(left, mu_l, sigma, nu) + log_likelihood(right, mu_r, sigma, nu);
+      // Laplace: integral of L(delta) p(delta) over the half-normal prior on delta >= 0.
+      occam = std::log(2 / s) - delta * delta / (2 * s * s) + std::log(se);
+    } else {
+      delta = 0;  // the later level is not lower: the best step is none
+      ll = ll0;
+      occam = std::log(1 / s) + std::log(se);
+    }
+    const double lp = log_prior_step + ll + occam;
+    log_post[static_cast<std::size_t>(k)] = lp;
+    shift[static_cast<std::size_t>(k)] = delta;
+    top = std::max(top, lp);
+  }
+  double total = options.prior_no_step > 0 ? std::exp(log_no_step - top) : 0;
+  for (int k = 1; k < versions; ++k) total += std::exp(log_post[static_cast<std::size_t>(k)] - top);
+  post.no_step = options.prior_no_step > 0 ? std::exp(log_no_step - top) / total : 0;
+  double best = -1;
+  for (int k = 1; k < versions; ++k) {
+    const double p = std::exp(log_post[static_cast<std::size_t>(k)] - top) / total;
+    post.probability[static_cast<std::size_t>(k)] = p;
+    if (p > best) {
+      best = p;
+      post.most_likely = k;
+    }
+  }
+  post.relative_shift = std::expm1(shift[static_cast<std::size_t>(post.most_likely)]);
+  post.cumulative.assign(static_cast<std::size_t>(versions), 0);
+  const double step_mass = std::max(1 - post.no_step, 1e-300);
+  double running = 0;
+  for (int k = 0; k < versions; ++k) {
+    running += post.probability[static_cast<std::size_t>(k)];
+    post.cumulative[static_cast<std::size_t>(k)] = std::min(running / step_mass, 1.0);
+  }
+  return post;
+}
+
+double minimum_detectable_step(double sigma, int n, double alpha) {
+  const double z = normal_quantile(1 - alpha / 2) + normal_quantile(0.8);
+  const double mann_whitney_efficiency = 3 / std::numbers::pi;
+  return std::expm1(z * sigma * std::sqrt(2.0 / std::max(n, 1)) /
+                    std::sqrt(mann_whitney_efficiency));
+}
+
+}  // namespace culprit::stats
