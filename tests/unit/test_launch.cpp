@@ -176,7 +176,6 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
   }
 }
 
-<<<<<<< HEAD
 TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTHONPATH") {
   LaunchEnvironment env;
   env.mpirun = "mpirun";
@@ -284,7 +283,8 @@ TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER,
   CHECK(cmd.mpi_type == "mpirun");
   const auto workload = std::find(cmd.argv.begin(), cmd.argv.end(), "culprit-step");
   CHECK(V(workload - 3, workload) == V{"--mca", "btl", "self,vader"});
-=======
+}
+
 TEST_CASE("instrument pmpi: only the ranks get LD_PRELOAD of the interposer") {
   LaunchEnvironment env;
   env.mpirun = "mpirun";
@@ -321,7 +321,6 @@ TEST_CASE("instrument pmpi: only the ranks get LD_PRELOAD of the interposer") {
         return std::nullopt;
       });
   CHECK(found.pmpi_library == "/x/libculprit_pmpi.so");
->>>>>>> pmpi
 }
 
 TEST_CASE("launch environment: unknown launcher or binding is a usage error") {
