@@ -293,26 +293,27 @@ TEST_CASE("an untestable endpoint and bad arguments are refused") {
   CHECK_THROWS_AS(run_bisection(names(8), fake, o), culprit::UsageError);
 }
 
-TEST_CASE("noisy endpoints: below the margin is not reproduced, above is inconclusive early") {
-  const std::vector<double> scattered = {60, 170, 65, 165, 70, 160, 75, 155,
-                                         80, 150, 85, 145, 90, 140, 95};
-  FakeVersions flat(levels(6, {}), 0.01);
-  flat.overrides[0] = scattered;
-  flat.overrides[5] = scattered;
+TEST_CASE("noisy endpoints: no culprit from noise, and a step lost in it is said early") {
+  FakeVersions flat(levels(6, {}), 0.4, 21);
   const Result same = run_bisection(names(6), flat, options());
-  CHECK(same.status == Status::kNotReproduced);
-  CHECK(same.shift.verdict == culprit::bisect::Verdict::kInconclusive);
-  CHECK(same.steps.back().n == 15);
+  CHECK(same.status != Status::kFound);
 
-  FakeVersions slower(levels(6, {}), 0.01);
-  slower.overrides[0] = scattered;
-  for (double v : scattered) slower.overrides[5].push_back(1.1 * v);
-  const Result unclear = run_bisection(names(6), slower, options());
-  CHECK(unclear.status == Status::kInconclusive);
-  CHECK(unclear.last_good == 0);
-  CHECK(unclear.first_bad == 5);
-  CHECK(unclear.noise.limited);
-  CHECK(unclear.runs == 2 * 10);  // said so at the second look, not at the cap
+  // A 10 % step in 40 % noise: 15 runs per version cannot show it; said at the second look.
+  int limited = 0;
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    FakeVersions slower(levels(6, {{5, 1.1}}), 0.4, seed);
+    const Result unclear = run_bisection(names(6), slower, options());
+    CHECK(unclear.status != Status::kFound);
+    if (unclear.noise.limited) {
+      ++limited;
+      CHECK(unclear.status == Status::kInconclusive);
+      CHECK(unclear.last_good == 0);
+      CHECK(unclear.first_bad == 5);
+      CHECK(unclear.runs == 2 * 10);
+      CHECK(unclear.noise.runs_needed > 15);
+    }
+  }
+  CHECK(limited >= 3);
 }
 
 TEST_CASE("judge_pair adds interleaved runs while inconclusive, through one adaptive loop") {

@@ -104,12 +104,6 @@ class Bisection {
       record_candidates(post);
       update_noise(post);
       const auto [a, b, mass] = best_pair(post);
-      // Runs of the pair made after it became the favourite (mass >= 1/2) did not choose it:
-      // they are fresh for its confirmation.
-      if (mass < 0.5 || std::pair{a, b} != favourite_) {
-        favourite_ = mass >= 0.5 ? std::pair{a, b} : std::pair{-1, -1};
-        favourite_since_ = block_clock_;
-      }
       if (mass >= 1 - options_.alpha) {
         if (previous >= 0) record_midpoint(previous, post);
         previous = -1;
@@ -129,7 +123,6 @@ class Bisection {
           return finish();
         }
         refuted.emplace_back(a, b);
-        favourite_since_ = block_clock_;  // the next confirmation needs runs of its own
         continue;
       }
       const std::optional<int> next = pick_version(post);
@@ -273,6 +266,7 @@ class Bisection {
   // The endpoints through the adaptive loop; false when bisection stops there.
   bool confirm_endpoints(int good, int bad) {
     stats::SamplingPlan plan = sampling_plan(options_);
+    plan.paired = true;  // pair_at makes the endpoints' runs in balanced blocks of both
     PairJudgement judged;
     try {
       judged = judge_adaptively(
@@ -281,8 +275,8 @@ class Bisection {
             // Say early when the noise makes the margin unreachable within the cap.
             const int second_look = options_.repetitions + stats::block_size(plan);
             if (n == second_look && n < options_.max_repetitions) {
-              check_noise(stats::compare(s.baseline, s.candidate, stats::look_alpha(plan),
-                                         options_.margin));
+              check_noise(s, stats::compare_paired(s.baseline, s.candidate,
+                                                   {stats::look_alpha(plan), options_.margin}));
             }
             return s;
           },
@@ -345,8 +339,16 @@ class Bisection {
 
   // Fills result_.noise from an early look; limited when even max_repetitions runs per version
   // could not show the step (or, for a step below it, the margin).
-  void check_noise(const stats::Comparison& first_look) {
-    const double cv = stats::change_point_posterior(runs_).sigma;
+  void check_noise(const PairSamples& s, const stats::Comparison& first_look) {
+    // The spread that matters is within a block: the robust SD of the pairs' log ratios,
+    // over sqrt(2) for one run (load common to a block cancels).
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < s.baseline.size(); ++i) {
+      ratios.push_back(std::log(s.candidate[i] / s.baseline[i]));
+    }
+    const double centre = stats::median(ratios);
+    for (double& r : ratios) r = std::abs(r - centre);
+    const double cv = std::max(1.4826 * stats::median(ratios) / std::numbers::sqrt2, 1e-6);
     const double look = stats::look_alpha(sampling_plan(options_));
     NoiseCheck& noise = result_.noise;
     noise.cv = cv;
@@ -514,21 +516,27 @@ class Bisection {
   // inconclusive the runs go to the posterior and the search goes on.
   stats::SamplingPlan confirmation_plan() const {
     stats::SamplingPlan plan = sampling_plan(options_);
+    plan.paired = true;
+    // The first look where the signed-rank CI can exclude 0 at alpha / 2 (2^-n <= alpha / 4),
+    // one pair more for power.
+    const int smallest = static_cast<int>(std::ceil(std::log2(4 / options_.alpha))) + 1;
+    plan.repetitions = std::min(std::max(options_.repetitions, smallest), options_.max_repetitions);
     plan.max_repetitions =
-        std::min(options_.max_repetitions, options_.repetitions + stats::block_size(plan));
+        std::min(options_.max_repetitions, plan.repetitions + stats::block_size(plan));
     return plan;
   }
 
-  // The confirmation: the pair on fresh interleaved runs, through the adaptive loop.
+  // The confirmation: the pair on fresh runs (made after the posterior chose it, so they did
+  // not choose it), in balanced blocks of both, through the adaptive loop.
   bool confirm(int lo, int hi, double mass) {
     set_range(lo, hi);
     result_.untestable_candidates.clear();
     for (int i = lo + 1; i < hi; ++i) {
       if (untestable_[static_cast<std::size_t>(i)]) result_.untestable_candidates.push_back(i);
     }
-    const PairJudgement judged = judge_adaptively(
-        [&, after = favourite_since_](int n) { return paired_at(lo, hi, n, after); },
-        confirmation_plan());
+    const PairJudgement judged =
+        judge_adaptively([&, after = block_clock_](int n) { return paired_at(lo, hi, n, after); },
+                         confirmation_plan());
     result_.shift = judged.comparison;
     const bool confirmed = judged.comparison.verdict == Verdict::kRegressed;
     result_.steps.push_back({Step::Kind::kVerify, hi, judged.comparison.verdict, std::nullopt,
@@ -595,8 +603,6 @@ class Bisection {
   std::mt19937_64 rng_;
   long clock_ = 0;
   long block_clock_ = 0;
-  std::pair<int, int> favourite_{-1, -1};  // the pair holding >= 1/2 of the mass, if any
-  long favourite_since_ = 0;               // the last block before it became the favourite
   bool stepped_ = false;  // the endpoints' posterior saw a step before their verdict did
   int round_ = 0;
   Result result_;

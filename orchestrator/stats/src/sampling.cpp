@@ -47,7 +47,9 @@ SamplingDecision decide_sampling(std::span<const double> baseline,
   options.alpha = d.look_alpha;
   options.margin = plan.margin;
   options.exact_max_pairs = plan.exact_max_pairs;
-  d.comparison = compare(baseline, candidate, options);
+  d.comparison = plan.paired && baseline.size() == candidate.size()
+                     ? compare_paired(baseline, candidate, options)
+                     : compare(baseline, candidate, options);
 
   const int block = block_size(plan);
   const int largest = static_cast<int>(std::max(baseline.size(), candidate.size()));

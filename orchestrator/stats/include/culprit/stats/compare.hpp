@@ -73,3 +73,16 @@ double minimum_detectable_relative_effect(std::span<const double> baseline,
                                           double power);
 
 }  // namespace culprit::stats
+
+namespace culprit::stats {
+
+// Runs made in pairs (baseline[i] and candidate[i] in the same interleaved block, so the
+// machine's load at that moment hits both): the Hodges–Lehmann estimate of the log ratio
+// candidate/baseline (median of Walsh averages) with its exact CI from the Wilcoxon
+// signed-rank distribution, the two-sided signed-rank p, and the same verdict rule and margin
+// on the relative shift. A drift or load spike common to a pair cancels in its ratio.
+// Throws culprit::UsageError for unequal or empty sides, or non-positive values.
+Comparison compare_paired(std::span<const double> baseline, std::span<const double> candidate,
+                          const CompareOptions& options = {});
+
+}  // namespace culprit::stats

@@ -18,6 +18,9 @@ struct SamplingPlan {
   double alpha = 0.05;       // overall two-sided alpha
   double margin = 0.02;
   long exact_max_pairs = 2500;
+  // The runs were made in pairs (baseline[i], candidate[i]) of one interleaved block each:
+  // judged by compare_paired (the load of the moment cancels in each pair's ratio).
+  bool paired = false;
 };
 
 // K = 1 + ceil((max_repetitions - repetitions) / block) (1 when max <= repetitions).
