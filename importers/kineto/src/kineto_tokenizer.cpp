@@ -50,7 +50,7 @@ std::int64_t first_dims_product(od::value v) {
     for (auto d : inner) {
       std::int64_t n = 0;
       if (d.get_int64().get(n)) return -1;
-      product *= n;
+      if (n < 0 || __builtin_mul_overflow(product, n, &product)) return -1;
       any = true;
     }
     return any ? product : -1;
