@@ -148,6 +148,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   }
   s.steps = static_cast<int>(common.size());
 
+  assign_identities(traces, colls);
   const CollectiveCheck check = check_collectives(traces, colls, o.partial);
   s.warnings.insert(s.warnings.end(), check.warnings.begin(), check.warnings.end());
   for (auto& list : colls) {
