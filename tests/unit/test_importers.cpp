@@ -232,3 +232,52 @@ TEST_CASE("a subset of ranks needs --partial") {
   CHECK(run.summary.ranks == 2);
   CHECK(run.summary.world_size == 4);
 }
+
+TEST_CASE("collectives of two process groups match by (group, ordinal), not by order") {
+  auto rank = [](int r, bool a_first) {
+    RankTrace t;
+    t.file = "rank" + std::to_string(r) + ".json";
+    t.rank = r;
+    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+    const std::int32_t a = static_cast<std::int32_t>(t.names.intern("pg_a"));
+    const std::int32_t b = static_cast<std::int32_t>(t.names.intern("pg_b"));
+    for (int k = 0; k < 2; ++k) {
+      rec(t, "c10d::allreduce_", RecordKind::kOp, 100 + 100 * k, 110 + 100 * k);
+      t.records.back().group = (k == 0) == a_first ? a : b;
+      t.records.back().numel = (k == 0) == a_first ? 100 : 200;
+    }
+    return t;
+  };
+  std::vector<RankTrace> traces;
+  traces.push_back(rank(0, true));
+  traces.push_back(rank(1, false));  // issues pg_b's collective first
+  std::vector<std::vector<RankCollective>> colls;
+  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
+  assign_identities(traces, colls);
+  CHECK(colls[0][0].ordinal == colls[1][1].ordinal);  // pg_a's on both ranks
+  CHECK(colls[0][1].ordinal == colls[1][0].ordinal);  // pg_b's on both ranks
+  CHECK(check_collectives(traces, colls, false).warnings.empty());
+}
+
+TEST_CASE("a trace's Seq is the collective's identity when every file has one") {
+  auto rank = [](int r, int first_seq) {
+    RankTrace t;
+    t.file = "rank" + std::to_string(r) + ".json";
+    t.rank = r;
+    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+    for (int k = 0; k < 2; ++k) {
+      rec(t, "c10d::allreduce_", RecordKind::kOp, 100 + 100 * k, 110 + 100 * k);
+      t.records.back().seq = first_seq + (r == 0 ? k : 1 - k);
+    }
+    return t;
+  };
+  std::vector<RankTrace> traces;
+  traces.push_back(rank(0, 7));
+  traces.push_back(rank(1, 7));
+  std::vector<std::vector<RankCollective>> colls;
+  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
+  assign_identities(traces, colls);
+  CHECK(colls[0][0].seq == colls[1][1].seq);
+  CHECK(colls[0][0].ordinal == colls[1][1].ordinal);
+  CHECK(check_collectives(traces, colls, false).warnings.empty());
+}

@@ -12,7 +12,9 @@ namespace {
 
 // Device pieces are numbered from here in `microbatch`, so that they never pair with the host
 // pieces of the same label in the phase statistics.
+// Pieces beyond the range share the last number (the analysis keys instances on 16 bits).
 constexpr int kDeviceOccurrenceBase = 30000;
+constexpr int kMaxOccurrence = 65000;
 
 std::string json_string(std::string_view s) {
   std::string out = "\"";
@@ -146,6 +148,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   }
   s.steps = static_cast<int>(common.size());
 
+  assign_identities(traces, colls);
   const CollectiveCheck check = check_collectives(traces, colls, o.partial);
   s.warnings.insert(s.warnings.end(), check.warnings.begin(), check.warnings.end());
   for (auto& list : colls) {
@@ -179,7 +182,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
       e.kind = stepclock::EventKind::kCompute;
       e.rank = rank;
       e.step = p.step;
-      e.microbatch = p.occurrence;
+      e.microbatch = std::min(p.occurrence, kDeviceOccurrenceBase - 1);
       e.begin_ns = p.begin_ns;
       e.end_ns = p.end_ns;
       e.name = names.id(t.names[p.name]);
@@ -193,7 +196,8 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
       e.seq = k.ordinal;
       e.begin_ns = k.arrival_ns;
       e.end_ns = k.completion_ns;
-      e.bytes = k.numel > 0 ? k.numel * std::max(k.elem_bytes, 1) : 0;
+      if (k.numel <= 0 || __builtin_mul_overflow(k.numel, std::max(k.elem_bytes, 1), &e.bytes))
+        e.bytes = 0;
       e.name = names.id(t.names[k.name]);
       c.events.push_back(e);
       ++s.collectives;
@@ -224,7 +228,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
       e.rank = rank;
       e.step = step;
       e.name = names.id(region ? t.names[region->name] : t.names[x.name]);
-      e.microbatch = kDeviceOccurrenceBase + occurrence[{step, e.name}]++;
+      e.microbatch = std::min(kDeviceOccurrenceBase + occurrence[{step, e.name}]++, kMaxOccurrence);
       e.begin_ns = x.begin_ns;
       e.end_ns = x.end_ns;
       e.device = x.device;

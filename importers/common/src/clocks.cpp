@@ -49,10 +49,13 @@ std::vector<RankClock> clock_models(const std::vector<std::vector<RankCollective
     for (const auto& [key, m] : by_key) {
       const auto& a = *m[0];
       const auto& b = *m[r];
-      coincide.push_back(static_cast<double>(a.completion_ns - b.completion_ns));
+      auto diff = [](std::int64_t x, std::int64_t y) {
+        return static_cast<double>(x) - static_cast<double>(y);  // no int64 overflow
+      };
+      coincide.push_back(diff(a.completion_ns, b.completion_ns));
       // b.completion + offset >= a.arrival and b.arrival + offset <= a.completion.
-      lo = std::max(lo, static_cast<double>(a.arrival_ns - b.completion_ns));
-      hi = std::min(hi, static_cast<double>(a.completion_ns - b.arrival_ns));
+      lo = std::max(lo, diff(a.arrival_ns, b.completion_ns));
+      hi = std::min(hi, diff(a.completion_ns, b.arrival_ns));
     }
     RankClock& c = result[r];
     c.constraints = static_cast<int>(coincide.size());

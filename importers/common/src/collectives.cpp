@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
+#include <string>
 #include <tuple>
 
 #include "culprit/errors.hpp"
@@ -131,6 +133,42 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
                              " collective(s) outside every step are not kept");
   }
   return kept;
+}
+
+void assign_identities(const std::vector<RankTrace>& traces,
+                       std::vector<std::vector<RankCollective>>& colls) {
+  // Seq is the identity only when every collective of every file has one.
+  bool any = false;
+  bool all_seq = true;
+  for (const auto& list : colls) {
+    for (const RankCollective& c : list) {
+      any = true;
+      all_seq = all_seq && c.seq >= 0;
+    }
+  }
+  all_seq = all_seq && any;
+  using Key = std::tuple<int, std::string, std::int64_t>;
+  std::map<Key, int> canonical;
+  std::map<int, int> next;  // per step
+  for (std::size_t r = 0; r < colls.size(); ++r) {
+    std::map<std::pair<int, std::string>, std::int64_t> in_group;
+    std::set<std::pair<int, int>> used;
+    for (RankCollective& c : colls[r]) {
+      const std::string group =
+          c.group >= 0 ? traces[r].names[static_cast<std::uint32_t>(c.group)] : std::string();
+      const Key key =
+          all_seq ? Key{-1, group, c.seq} : Key{c.step, group, in_group[{c.step, group}]++};
+      auto [it, inserted] = canonical.try_emplace(key, 0);
+      if (inserted) it->second = next[c.step]++;
+      c.ordinal = it->second;
+      if (!used.insert({c.step, c.ordinal}).second) {
+        throw UsageError(traces[r].file + ": step " + std::to_string(c.step) +
+                         " holds two collectives with one identity (process group '" + group +
+                         "', Seq " + std::to_string(c.seq) +
+                         "): the ranks disagree on which step a collective belongs to");
+      }
+    }
+  }
 }
 
 CollectiveCheck check_collectives(const std::vector<RankTrace>& traces,

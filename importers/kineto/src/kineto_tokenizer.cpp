@@ -50,7 +50,7 @@ std::int64_t first_dims_product(od::value v) {
     for (auto d : inner) {
       std::int64_t n = 0;
       if (d.get_int64().get(n)) return -1;
-      product *= n;
+      if (n < 0 || __builtin_mul_overflow(product, n, &product)) return -1;
       any = true;
     }
     return any ? product : -1;
@@ -196,9 +196,11 @@ KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, cons
     if (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) offset = length;
     const bool truncated = e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
                            e.error() == simdjson::TAPE_ERROR || offset + 64 >= length;
-    throw UsageError(file + ": " + (truncated ? "truncated or malformed" : "malformed") +
-                     " JSON near byte offset " + std::to_string(offset) + " (" +
-                     simdjson::error_message(e.error()) +
+    const std::string where = iterated ? "near byte offset " + std::to_string(offset)
+                                       : "(the structural scan of all " + std::to_string(length) +
+                                             " bytes failed before any event: no offset)";
+    throw UsageError(file + ": " + (truncated ? "truncated or malformed" : "malformed") + " JSON " +
+                     where + " (" + simdjson::error_message(e.error()) +
                      "): the file is damaged; copy it again from where the profiler wrote it");
   }
   return h;

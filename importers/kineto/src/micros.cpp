@@ -14,7 +14,9 @@ bool micros_to_ns(std::string_view text, std::int64_t& ns) {
   if (text.find_first_of("eE") != std::string_view::npos) {
     double v = 0;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) return false;
+    if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v) ||
+        std::abs(v) > 9e15)
+      return false;
     ns = std::llround(v * 1000.0);
     return true;
   }

@@ -66,7 +66,10 @@ void add_record(RankTrace& t, const RawEvent& e, RecordKind kind, bool on_device
   }
   TraceRecord r;
   r.begin_ns = e.ts_ns;
-  r.end_ns = e.ts_ns + e.dur_ns;
+  if (__builtin_add_overflow(e.ts_ns, e.dur_ns, &r.end_ns)) {
+    throw UsageError(t.file + ": byte offset " + std::to_string(e.offset) + ": event '" +
+                     std::string(e.name) + "' ends beyond the representable time");
+  }
   r.name = t.names.intern(e.name);
   r.kind = kind;
   r.on_device = on_device;
@@ -120,8 +123,10 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
   if (h.has_base_time) {
     // ts relative to baseTimeNanoseconds: integer ns added to the integer base, exactly.
     for (TraceRecord& r : t.records) {
-      r.begin_ns += h.base_time_ns;
-      r.end_ns += h.base_time_ns;
+      if (__builtin_add_overflow(r.begin_ns, h.base_time_ns, &r.begin_ns) ||
+          __builtin_add_overflow(r.end_ns, h.base_time_ns, &r.end_ns)) {
+        throw UsageError(file + ": baseTimeNanoseconds + ts is beyond the representable time");
+      }
     }
   }
   t.rank = h.rank;

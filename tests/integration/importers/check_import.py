@@ -123,7 +123,10 @@ def mode_compare():
     e = run(["explain", "--db", db, "--experiment", "ab", "--json"])
     check(e.returncode == 0, "explain works on imported runs")
     if e.returncode == 0:
-        check("components" in e.stdout or "unclassified" in e.stdout, "explain gives components")
+        doc = json.loads(e.stdout)
+        total = sum(c["ms"] for c in doc["components"]) + doc.get("unclassified_ms", 0)
+        check(abs(total - doc["delta_ms"]) <= 0.011,
+              f"explain: components + unclassified = delta ({total:.2f} vs {doc['delta_ms']:.2f} ms)")
     x = run(["export", "--db", db, "--experiment", "ab", "--format", "json"])
     rows = json.loads(x.stdout) if x.returncode == 0 else []
     check(x.returncode == 0 and len(rows) == 16, f"export lists the 2 x 8 imported steps ({len(rows)})")

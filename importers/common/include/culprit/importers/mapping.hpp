@@ -67,6 +67,13 @@ struct RankCollective {
 // and numbers them within their step. Calls without work and work without calls stand alone.
 std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& steps);
 
+// Gives every collective its cross-rank identity and renumbers `ordinal` so that the same
+// collective has the same (step, ordinal) on every rank: the key is (process group, Seq) when
+// every collective of every file has a Seq, else (step, process group, ordinal within the step
+// and group). Numbers follow the first file's order. Timestamps play no part.
+void assign_identities(const std::vector<RankTrace>& traces,
+                       std::vector<std::vector<RankCollective>>& colls);
+
 // Cross-rank identity of every collective: (step, ordinal) checked against the name, the
 // element count and the trace's (process group, Seq) where present. A contradiction throws
 // culprit::UsageError naming both files; with `partial` it is a warning and the collective is
