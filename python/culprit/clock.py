@@ -102,9 +102,10 @@ def gather_bytes(rank, world, payload, group=None):
     point-to-point sends of tensors kept in PINNED."""
     if rank != 0:
         size = torch.tensor([len(payload)], dtype=torch.int64)
-        data = torch.frombuffer(bytearray(payload), dtype=torch.uint8) if payload else \
+        buffer = bytearray(payload)  # frombuffer shares this memory: it must outlive the send
+        data = torch.frombuffer(buffer, dtype=torch.uint8) if payload else \
             torch.zeros(0, dtype=torch.uint8)
-        PINNED.extend((size, data))
+        PINNED.extend((buffer, size, data))
         dist.send(size, dst=0, group=group)
         if len(payload):
             dist.send(data, dst=0, group=group)

@@ -22,10 +22,16 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties(integration.analysis.validate_explain_sim PROPERTIES
     LABELS integration TIMEOUT 180)
   add_test(NAME integration.analysis.small_world_sim
-    COMMAND ${CULPRIT_BASH} ${_analysis_scripts}/small_world_sim.sh ${CULPRIT_BIN_DIR}
-            ${CULPRIT_TEST_DATA} ${_analysis_work}/small_world_sim)
+    COMMAND ${CULPRIT_BASH} ${_analysis_scripts}/small_world.sh ${CULPRIT_BIN_DIR}
+            ${CULPRIT_TEST_DATA} ${_analysis_work}/small_world_sim
+            small-world-2.toml small-world-3.toml)
   set_tests_properties(integration.analysis.small_world_sim PROPERTIES
     LABELS integration TIMEOUT 180)
+  add_test(NAME integration.analysis.small_world_mpirun
+    COMMAND ${CULPRIT_BASH} ${_analysis_scripts}/small_world.sh ${CULPRIT_BIN_DIR}
+            ${CULPRIT_TEST_DATA} ${_analysis_work}/small_world_mpirun small-world-mpirun-2.toml)
+  set_tests_properties(integration.analysis.small_world_mpirun PROPERTIES
+    LABELS integration TIMEOUT 240 RESOURCE_LOCK mpi)
 else()
   message(STATUS "culprit: python3 not found: analysis integration tests disabled")
 endif()

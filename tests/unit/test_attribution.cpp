@@ -242,7 +242,8 @@ TEST_CASE("sampled activity counts samples in which a phase runs") {
 TEST_CASE("small worlds: a straggler in every forward GEMM is judged on noise without it") {
   // At 2 ranks half the pooled deviations belong to the straggler (its peer deviates by the
   // same amount the other way); at 3 ranks two thirds. Noise is estimated without the judged
-  // rank: from its peer's step-to-step variation (2 ranks) or among the other ranks (3).
+  // rank's deviations from its peers: from step-to-step variation (2 ranks) or among the other
+  // ranks (3).
   for (int ranks : {2, 3}) {
     CAPTURE(ranks);
     SyntheticSpec spec = four_ranks_sleep();

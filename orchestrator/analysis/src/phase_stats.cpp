@@ -122,8 +122,29 @@ std::vector<double> sigmas_without(std::vector<std::vector<double>>& without, do
   return result;
 }
 
-// The difference of two independent noisy durations spreads sqrt(2) times as wide as one.
-constexpr double kTwoSamples = 1.4142135623730951;
+// Two ranks: the excess is the difference of the two ranks' durations, whose noise is
+// sqrt(sigma_self^2 + sigma_peer^2), each rank's sigma its own step-to-step variation (robust,
+// so a cause present in every step does not widen it; a pattern in only part of the steps
+// does, and is then not taken as a cause on two ranks alone). Without any series: `pooled`.
+std::vector<double> two_rank_sigmas(std::vector<std::vector<double>>& own, double pooled) {
+  std::vector<double> sigma(own.size(), kNaN);
+  for (std::size_t r = 0; r < own.size(); ++r) {
+    if (!own[r].empty()) sigma[r] = robust_sigma_about_zero(own[r]);
+  }
+  std::vector<double> result;
+  for (std::size_t r = 0; r < own.size(); ++r) {
+    const double self = sigma[r];
+    const double peer = sigma[own.size() - 1 - r];
+    if (std::isnan(self) && std::isnan(peer)) {
+      result.push_back(pooled);
+    } else if (std::isnan(self) || std::isnan(peer)) {
+      result.push_back(1.4142135623730951 * (std::isnan(self) ? peer : self));
+    } else {
+      result.push_back(std::sqrt(self * self + peer * peer));
+    }
+  }
+  return result;
+}
 
 void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
   const storage::RunData& run = *t.run;
@@ -179,21 +200,17 @@ void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
     stats.sigma_relative[n] = robust_sigma_about_zero(deviations[n]);
   }
   if (world == SmallWorld::kNone) return;
-  double scale = 1.0;
   if (world == SmallWorld::kSteps) {
-    // Two ranks: judge each one on its peer's step-to-step variation.
     std::vector<std::vector<std::vector<double>>> own(run.names.size(),
                                                       std::vector<std::vector<double>>(ranks));
     series_deviations(series, true, own);
-    for (std::size_t n = 0; n < own.size(); ++n) {
-      without[n][0] = std::move(own[n][1]);
-      without[n][1] = std::move(own[n][0]);
-    }
-    scale = kTwoSamples;
+    for (std::size_t n = 0; n < own.size(); ++n)
+      stats.sigma_relative_without.push_back(two_rank_sigmas(own[n], stats.sigma_relative[n]));
+    return;
   }
   for (std::size_t n = 0; n < without.size(); ++n)
     stats.sigma_relative_without.push_back(
-        sigmas_without(without[n], scale, stats.sigma_relative[n]));
+        sigmas_without(without[n], 1.0, stats.sigma_relative[n]));
 }
 
 // The end of the latest event on the rank that finished before the call at `position`.
@@ -257,15 +274,13 @@ void arrival_gaps(const Timeline& t, const std::vector<CollectiveTiming>& collec
   }
   stats.sigma_gap_ns = robust_sigma_about_zero(deviations);
   if (world == SmallWorld::kNone) return;
-  double scale = 1.0;
   if (world == SmallWorld::kSteps) {
     std::vector<std::vector<std::vector<double>>> own(1, std::vector<std::vector<double>>(ranks));
     series_deviations(series, false, own);
-    without[0] = std::move(own[0][1]);
-    without[1] = std::move(own[0][0]);
-    scale = kTwoSamples;
+    stats.sigma_gap_without_ns = two_rank_sigmas(own[0], stats.sigma_gap_ns);
+    return;
   }
-  stats.sigma_gap_without_ns = sigmas_without(without, scale, stats.sigma_gap_ns);
+  stats.sigma_gap_without_ns = sigmas_without(without, 1.0, stats.sigma_gap_ns);
 }
 
 }  // namespace

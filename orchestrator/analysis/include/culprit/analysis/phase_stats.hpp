@@ -4,9 +4,10 @@
 // Noise is pooled per phase name over the whole run (robust spread of the relative deviation).
 // In a small world a straggler's own deviations are a large share of that pool (half of them at
 // two ranks: its peer deviates by the same amount the other way), so there the noise used to
-// judge a rank is estimated without it: from the deviations among the other ranks (three ranks
-// or more), or from the step-to-step variation of its peer's phases (two ranks). Two ranks with
-// too few steady steps for that cannot be decided; `noise_note` says so.
+// judge a rank is estimated without its deviations from the peers: from the deviations among
+// the other ranks (three ranks or more), or from the step-to-step variation of both ranks' own
+// phases (two ranks: the excess is a difference of two durations). Two ranks with too few
+// steady steps for that cannot be decided; `noise_note` says so.
 // The same for the host gap before each collective call (a late arrival is a phase too).
 
 #include <string>
