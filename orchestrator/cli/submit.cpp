@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -10,9 +9,9 @@
 #include "command.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/command.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
+#include "culprit/report/sweep_report.hpp"
 #include "culprit/slurm/sweep.hpp"
 
 namespace culprit::cli {
@@ -37,77 +36,6 @@ std::string database_path(const SubmitOptions& o, const manifest::Plan& plan) {
   return "culprit.db";
 }
 
-std::string duration_text(double seconds) {
-  if (seconds < 0) return "?";
-  const long s = std::lround(seconds);
-  if (s < 60) return std::to_string(s) + "s";
-  return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
-}
-
-std::string progress_text(const slurm::SweepStatus& s, double elapsed_s) {
-  // ETA from the rate of finished runs so far; "?" until one has finished.
-  const double eta = s.finished > 0 && s.finished < s.planned
-                         ? elapsed_s / s.finished * (s.planned - s.finished)
-                         : (s.finished >= s.planned ? 0.0 : -1.0);
-  return fmt::format(
-      "tasks: {} pending, {} running, {} done, {} failed | runs {}/{} done ({} ok) | merge {} | "
-      "elapsed {} ETA {}",
-      s.pending_tasks, s.running_tasks, s.done_tasks, s.failed_tasks, s.finished, s.planned, s.ok,
-      s.merge_state, duration_text(elapsed_s), duration_text(eta));
-}
-
-manifest::Json status_json(const slurm::SweepStatus& s, const slurm::Submission& sub) {
-  manifest::Json::Array tasks;
-  for (const auto& t : s.shards) {
-    manifest::Json::Object o;
-    o["shard"] = t.shard;
-    o["job_id"] = t.job_id;
-    o["state"] = t.state;
-    o["reason"] = t.reason;
-    o["exit_code"] = t.exit_code;
-    o["log"] = t.log;
-    o["db"] = sub.shard_db(t.shard);
-    o["planned"] = t.planned;
-    o["ok"] = t.ok;
-    o["finished"] = t.finished;
-    tasks.emplace_back(std::move(o));
-  }
-  manifest::Json::Object merge;
-  merge["job_id"] = s.merge_job;
-  merge["state"] = s.merge_state;
-  merge["log"] = s.merge_log;
-  manifest::Json::Object doc;
-  doc["db"] = sub.db;
-  doc["dir"] = sub.dir;
-  doc["planned"] = s.planned;
-  doc["ok"] = s.ok;
-  doc["finished"] = s.finished;
-  doc["merged_ok"] = s.merged_ok;
-  doc["over"] = s.over();
-  doc["tasks"] = tasks;
-  doc["merge"] = merge;
-  return manifest::Json(doc);
-}
-
-void print_status(const slurm::SweepStatus& s, const slurm::Submission& sub) {
-  std::cout << fmt::format("sweep {} ({} shard(s), scripts and logs in {})\n", sub.db, sub.shards,
-                           sub.dir);
-  for (const auto& t : s.shards) {
-    std::cout << fmt::format("  shard {}/{}  job {}  {}{}  runs {}/{} ok", t.shard, sub.shards,
-                             t.job_id, t.state, t.reason.empty() ? "" : " (" + t.reason + ")", t.ok,
-                             t.planned);
-    const bool bad = t.state != "COMPLETED" && t.state != "PENDING" && t.state != "RUNNING";
-    if (bad || t.ok < t.planned) std::cout << "  log " << t.log;
-    std::cout << "\n";
-  }
-  std::cout << fmt::format("  merge  job {}  {}  log {}\n", s.merge_job, s.merge_state,
-                           s.merge_log);
-  std::cout << fmt::format("{} of {} planned run(s) ok in {}{}\n", s.merged_ok, s.planned, sub.db,
-                           s.all_ok() ? ""
-                           : s.over() ? "; complete it with --resume"
-                                      : "; still running");
-}
-
 int wait_and_report(const SubmitOptions& o, const manifest::Plan& plan,
                     const slurm::Submission& sub) {
   const bool live = isatty(STDERR_FILENO) != 0;
@@ -116,21 +44,19 @@ int wait_and_report(const SubmitOptions& o, const manifest::Plan& plan,
   const auto status = slurm::wait_sweep(plan, sub, [&](const slurm::SweepStatus& s) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::string line = progress_text(s, elapsed);
+    const std::string line = report::sweep_progress_line(s, elapsed);
+    const std::string state = report::sweep_progress_state(s);
     if (live) {
       std::fprintf(stderr, "\r\033[K%s", line.c_str());
       std::fflush(stderr);
-    } else if (line.substr(0, line.find(" | elapsed")) != last) {
+    } else if (state != last) {
       spdlog::info("{}", line);  // plain lines, only when something changed
     }
-    last = line.substr(0, line.find(" | elapsed"));
+    last = state;
   });
   if (live) std::fputs("\n", stderr);
-  if (o.common.json) {
-    std::cout << status_json(status, sub).dump() << "\n";
-  } else {
-    print_status(status, sub);
-  }
+  std::cout << (o.common.json ? report::sweep_status_json(status, sub)
+                              : report::sweep_status_text(status, sub));
   return status.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
 }
 
@@ -177,11 +103,8 @@ void register_submit(CLI::App& app, Outcome& outcome) {
         }
       }
       const auto s = slurm::sweep_status(plan, sub);
-      if (o->common.json) {
-        std::cout << status_json(s, sub).dump() << "\n";
-      } else {
-        print_status(s, sub);
-      }
+      std::cout << (o->common.json ? report::sweep_status_json(s, sub)
+                                   : report::sweep_status_text(s, sub));
       outcome.exit_code = exit_code::kOk;
       return;
     }
@@ -204,19 +127,7 @@ void register_submit(CLI::App& app, Outcome& outcome) {
       outcome.exit_code = wait_and_report(*o, plan, sub);
       return;
     }
-    if (o->common.json) {
-      manifest::Json::Object doc;
-      doc["db"] = sub.db;
-      doc["dir"] = sub.dir;
-      doc["shards"] = sub.shards;
-      doc["ranks"] = sub.ranks;
-      doc["array_job"] = sub.array_jobs.back();
-      doc["merge_job"] = sub.merge_job;
-      std::cout << manifest::Json(doc).dump() << "\n";
-    } else {
-      std::cout << fmt::format("array job {} ({} task(s)), merge job {}\n", sub.array_jobs.back(),
-                               sub.shards, sub.merge_job);
-    }
+    std::cout << (o->common.json ? report::submission_json(sub) : report::submission_text(sub));
     outcome.exit_code = exit_code::kOk;
   });
 }

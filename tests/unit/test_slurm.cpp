@@ -5,6 +5,7 @@
 
 #include "culprit/errors.hpp"
 #include "culprit/launch/process.hpp"
+#include "culprit/report/sweep_report.hpp"
 #include "culprit/slurm/client.hpp"
 #include "culprit/slurm/sweep.hpp"
 
@@ -95,4 +96,53 @@ TEST_CASE("jobcomp log: an array's tasks by their array id, the last line of a j
   const auto plain = culprit::slurm::parse_jobcomp(log, "9");
   REQUIRE(plain.size() == 1);
   CHECK(plain[0].state == "TIMEOUT");
+}
+
+TEST_CASE("sweep report: progress line with ETA, status text naming what to do") {
+  culprit::slurm::Submission sub;
+  sub.db = "/w/s.db";
+  sub.dir = "/w/s.db.slurm";
+  sub.shards = 2;
+  culprit::slurm::SweepStatus s;
+  s.planned = 8;
+  s.finished = 2;
+  s.ok = 2;
+  s.pending_tasks = 1;
+  s.running_tasks = 1;
+  s.merge_job = "13";
+  s.merge_state = "PENDING";
+  s.merge_log = "/w/s.db.slurm/logs/merge.out";
+  // 2 runs in 10 s: 6 left take 30 s.
+  CHECK(culprit::report::sweep_progress_line(s, 10) ==
+        "tasks: 1 pending, 1 running, 0 done, 0 failed | runs 2/8 done (2 ok) | merge PENDING | "
+        "elapsed 10s ETA 30s");
+  s.finished = 0;
+  CHECK(culprit::report::sweep_progress_line(s, 3).ends_with("ETA ?"));
+
+  culprit::slurm::ShardStatus a;
+  a.shard = 1;
+  a.job_id = "12_1";
+  a.state = "COMPLETED";
+  a.planned = 4;
+  a.ok = 4;
+  a.log = "/w/s.db.slurm/logs/shard-1.out";
+  culprit::slurm::ShardStatus b = a;
+  b.shard = 2;
+  b.job_id = "12_2";
+  b.state = "TIMEOUT";
+  b.ok = 1;
+  b.log = "/w/s.db.slurm/logs/shard-2.out";
+  s.shards = {a, b};
+  s.merge_state = "COMPLETED";
+  s.merged_ok = 5;
+  const std::string text = culprit::report::sweep_status_text(s, sub);
+  CHECK(text.find("shard 1/2  job 12_1  COMPLETED  runs 4/4 ok\n") != std::string::npos);
+  CHECK(
+      text.find("shard 2/2  job 12_2  TIMEOUT  runs 1/4 ok  log /w/s.db.slurm/logs/shard-2.out") !=
+      std::string::npos);
+  CHECK(text.find("5 of 8 planned run(s) ok in /w/s.db; complete it with --resume") !=
+        std::string::npos);
+  const std::string json = culprit::report::sweep_status_json(s, sub);
+  CHECK(json.find(R"("state":"TIMEOUT")") != std::string::npos);
+  CHECK(json.find(R"("over":true)") != std::string::npos);
 }

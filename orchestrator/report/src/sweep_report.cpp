@@ -1,0 +1,108 @@
+#include "culprit/report/sweep_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "culprit/manifest/json.hpp"
+
+namespace culprit::report {
+namespace {
+
+using manifest::Json;
+
+std::string duration_text(double seconds) {
+  if (seconds < 0) return "?";
+  const long s = std::lround(seconds);
+  if (s < 60) return std::to_string(s) + "s";
+  return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
+}
+
+}  // namespace
+
+std::string submission_json(const slurm::Submission& s) {
+  Json::Object doc;
+  doc["db"] = s.db;
+  doc["dir"] = s.dir;
+  doc["shards"] = s.shards;
+  doc["ranks"] = s.ranks;
+  doc["array_job"] = s.array_jobs.empty() ? std::string() : s.array_jobs.back();
+  doc["merge_job"] = s.merge_job;
+  return Json(doc).dump() + "\n";
+}
+
+std::string submission_text(const slurm::Submission& s) {
+  return fmt::format(
+      "array job {} ({} task(s) of {} rank(s)), merge job {}; scripts and logs in "
+      "{}\n",
+      s.array_jobs.empty() ? std::string() : s.array_jobs.back(), s.shards, s.ranks, s.merge_job,
+      s.dir);
+}
+
+std::string sweep_progress_state(const slurm::SweepStatus& s) {
+  return fmt::format(
+      "tasks: {} pending, {} running, {} done, {} failed | runs {}/{} done ({} ok) | merge {}",
+      s.pending_tasks, s.running_tasks, s.done_tasks, s.failed_tasks, s.finished, s.planned, s.ok,
+      s.merge_state);
+}
+
+std::string sweep_progress_line(const slurm::SweepStatus& s, double elapsed_s) {
+  const double eta = s.finished >= s.planned ? 0.0
+                     : s.finished > 0        ? elapsed_s / s.finished * (s.planned - s.finished)
+                                             : -1.0;
+  return sweep_progress_state(s) +
+         fmt::format(" | elapsed {} ETA {}", duration_text(elapsed_s), duration_text(eta));
+}
+
+std::string sweep_status_json(const slurm::SweepStatus& s, const slurm::Submission& sub) {
+  Json::Array tasks;
+  for (const auto& t : s.shards) {
+    Json::Object o;
+    o["shard"] = t.shard;
+    o["job_id"] = t.job_id;
+    o["state"] = t.state;
+    o["reason"] = t.reason;
+    o["exit_code"] = t.exit_code;
+    o["log"] = t.log;
+    o["db"] = sub.shard_db(t.shard);
+    o["planned"] = t.planned;
+    o["ok"] = t.ok;
+    o["finished"] = t.finished;
+    tasks.emplace_back(std::move(o));
+  }
+  Json::Object merge;
+  merge["job_id"] = s.merge_job;
+  merge["state"] = s.merge_state;
+  merge["log"] = s.merge_log;
+  Json::Object doc;
+  doc["db"] = sub.db;
+  doc["dir"] = sub.dir;
+  doc["planned"] = s.planned;
+  doc["ok"] = s.ok;
+  doc["finished"] = s.finished;
+  doc["merged_ok"] = s.merged_ok;
+  doc["over"] = s.over();
+  doc["tasks"] = tasks;
+  doc["merge"] = merge;
+  return Json(doc).dump() + "\n";
+}
+
+std::string sweep_status_text(const slurm::SweepStatus& s, const slurm::Submission& sub) {
+  std::string out =
+      fmt::format("sweep {} ({} shard(s), scripts and logs in {})\n", sub.db, sub.shards, sub.dir);
+  for (const auto& t : s.shards) {
+    out += fmt::format("  shard {}/{}  job {}  {}{}  runs {}/{} ok", t.shard, sub.shards, t.job_id,
+                       t.state, t.reason.empty() ? "" : " (" + t.reason + ")", t.ok, t.planned);
+    const bool bad = t.state != "COMPLETED" && t.state != "PENDING" && t.state != "RUNNING";
+    if (bad || t.ok < t.planned) out += "  log " + t.log;
+    out += "\n";
+  }
+  out += fmt::format("  merge  job {}  {}  log {}\n", s.merge_job, s.merge_state, s.merge_log);
+  out += fmt::format("{} of {} planned run(s) ok in {}{}\n", s.merged_ok, s.planned, sub.db,
+                     s.all_ok() ? ""
+                     : s.over() ? "; complete it with --resume"
+                                : "; still running");
+  return out;
+}
+
+}  // namespace culprit::report
