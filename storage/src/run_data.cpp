@@ -4,13 +4,13 @@
 #include <charconv>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
-#include <unordered_map>
 
 namespace culprit::storage {
 namespace {
 
-EventKind parse_kind(const std::string& kind) {
+EventKind parse_kind(std::string_view kind) {
   if (kind == "collective") return EventKind::kCollective;
   if (kind == "host") return EventKind::kHost;
   if (kind == "step") return EventKind::kStep;
@@ -52,7 +52,7 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
       run.clocks.push_back(c);
     }
   }
-  std::unordered_map<std::string, std::uint16_t> interned;
+  std::size_t last_name = 0;  // index into run.names of the previous row's name
   {
     // In the store a run's events are the rowid range recorded in its runs row (no index).
     const std::string source =
@@ -74,12 +74,15 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
       e.microbatch = static_cast<std::int32_t>(stmt.column_int(2));
       e.layer = static_cast<std::int32_t>(stmt.column_int(3));
       e.seq = static_cast<std::int32_t>(stmt.column_int(4));
-      e.kind = parse_kind(stmt.column_text(5));
-      std::string name = stmt.column_text(6);
-      auto [it, inserted] =
-          interned.try_emplace(name, static_cast<std::uint16_t>(run.names.size()));
-      if (inserted) run.names.push_back(name);
-      e.name = it->second;
+      e.kind = parse_kind(stmt.column_view(5));
+      // A run has a few distinct names: the last one matches most rows, else a short scan.
+      const std::string_view name = stmt.column_view(6);
+      if (last_name >= run.names.size() || run.names[last_name] != name) {
+        last_name = 0;
+        while (last_name < run.names.size() && run.names[last_name] != name) ++last_name;
+        if (last_name == run.names.size()) run.names.emplace_back(name);
+      }
+      e.name = static_cast<std::uint16_t>(last_name);
       e.begin_ns = stmt.column_int(7);
       e.end_ns = stmt.column_int(8);
       e.bytes = stmt.column_int(9);

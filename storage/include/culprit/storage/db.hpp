@@ -40,6 +40,8 @@ class Statement {
   std::int64_t column_int(int index) const;
   double column_double(int index) const;
   std::string column_text(int index) const;
+  // The same without a copy: valid until the next step(), reset() or column call on it.
+  std::string_view column_view(int index) const;
   bool column_is_null(int index) const;
   sqlite3_stmt* handle() { return stmt_; }
 
