@@ -26,6 +26,8 @@ struct ProcessResult {
   std::optional<int> signal;     // set when a signal ended it
   bool timed_out = false;        // the limit was reached and the group was killed
   double wall_s = 0;
+  double cpu_s = -1;               // user + system CPU of the child and its reaped children
+  long involuntary_switches = -1;  // their involuntary context switches (-1: unknown)
   std::string stdout_tail;
   std::string stderr_tail;
 };
