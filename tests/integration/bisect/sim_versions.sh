@@ -19,6 +19,10 @@ json first.json '0.02 < d["relative"] < 0.10 or sys.exit("relative shift %s" % d
 json first.json '0.01 < d["noise"]["cv"] < 0.06 or sys.exit("cv %s" % d["noise"])'
 json first.json 'd["steps"][-1]["kind"] == "verify" or sys.exit(1)'
 RUNS=$(json first.json 'd["runs"]')
+# Every run keeps the machine's contention in its provenance (rank -1).
+expect_eq "runs with contention provenance" \
+  "$(q s.db "SELECT count(DISTINCT run_id) FROM provenance WHERE rank = -1 AND key = 'contention.other_cpu_share'")" \
+  "$(q s.db "SELECT count(*) FROM runs WHERE status = 'ok'")"
 "$CULPRIT" bisect "$MANIFEST" --db s.db --json > second.json 2> second.log ||
   fail "second bisect: $(tail -20 second.log)"
 expect_eq "second first bad" "$(json second.json 'd["first_bad"]')" s11
