@@ -1,6 +1,7 @@
 // `culprit compare`: the baseline against every other configuration of an experiment (or one
 // named pair): medians with CIs, Hodges–Lehmann shift with CI, p-value, verdict.
 #include <spdlog/spdlog.h>
+#include <algorithm>
 
 #include <iostream>
 #include <optional>
@@ -27,20 +28,33 @@ struct CompareArgs {
   std::optional<double> margin;
 };
 
-// Overall alpha, margin and the planned looks of adaptive sampling, as the experiment ran.
+// Overall alpha, margin and the looks of adaptive sampling, as the experiment ran.
 struct StatsSettings {
   double alpha = 0.05;
   double margin = 0.02;
   int looks = 1;
   std::string source = "defaults";
+  int repetitions = 5;
+  int max_repetitions = 5;
 };
 
 StatsSettings settings_from(const manifest::ExperimentSettings& s, const std::string& source) {
+  return {s.alpha, s.margin, 1, source, s.repetitions, s.max_repetitions};
+}
+
+// The looks the stored runs show, not the ones max_repetitions would allow: `culprit run` makes
+// `repetitions` runs per configuration in one look; only bisect / verdict add runs in blocks.
+// K = the planned looks up to the most runs any configuration has (1 for a plain run).
+int looks_taken(const StatsSettings& s, const stats::StoredExperiment& experiment) {
+  int most = 0;
+  for (const auto& c : experiment.configs) {
+    most = std::max(most, static_cast<int>(c.medians_ms.size()));
+  }
   stats::SamplingPlan plan;
-  plan.repetitions = s.repetitions;
-  plan.max_repetitions = s.max_repetitions;
+  plan.repetitions = std::max(s.repetitions, 1);
+  plan.max_repetitions = std::min(most, std::max(s.max_repetitions, s.repetitions));
   plan.alpha = s.alpha;
-  return {s.alpha, s.margin, stats::planned_looks(plan), source};
+  return stats::planned_looks(plan);
 }
 
 int run_compare(const CompareArgs& args) {
@@ -71,6 +85,7 @@ int run_compare(const CompareArgs& args) {
           experiment.name, e.what());
     }
   }
+  settings.looks = looks_taken(settings, experiment);
   if (args.alpha) settings.alpha = *args.alpha;
   if (args.margin) settings.margin = *args.margin;
 

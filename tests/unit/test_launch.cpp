@@ -343,6 +343,9 @@ TEST_CASE("run_process: exit codes, signals, timeouts, tails, launch failures") 
   auto r = run_process(spec);
   CHECK(r.started);
   CHECK(r.exit_code.value() == 0);
+  CHECK(r.cpu_s >= 0);  // CPU time and context switches of the child (contention provenance)
+  CHECK(r.cpu_s <= r.wall_s + 0.5);
+  CHECK(r.involuntary_switches >= 0);
 
   spec.argv = {fake_workload(), "--mode", "exit3"};
   r = run_process(spec);
@@ -426,6 +429,13 @@ TEST_CASE("a sweep stores every run with its step times and resumes without reru
   CHECK(again.already_ok == 4);
   CHECK(again.runs.empty());
   CHECK(db->query_int("SELECT count(*) FROM runs").value() == 4);
+  // Every ok run records the machine's contention beside it (rank -1: the job).
+  CHECK(db->query_int("SELECT count(DISTINCT run_id) FROM provenance WHERE rank = -1 AND key = "
+                      "'contention.cpu_per_wall'")
+            .value() == 4);
+  CHECK(db->query_int("SELECT count(*) FROM provenance WHERE rank = -1 AND key = "
+                      "'contention.involuntary_switches'")
+            .value() == 4);
 
   SUBCASE("a run left `running` by a dead orchestrator is rerun as attempt 2") {
     db->exec("UPDATE runs SET status = 'running' WHERE repetition = 1 AND config_id = 1");

@@ -367,3 +367,34 @@ TEST_CASE("200 runs per side compares without trouble (normal approximation)") {
   CHECK(c.shift < c.shift_hi);
   CHECK(c.shift == doctest::Approx(2).epsilon(0.75));
 }
+
+TEST_CASE("paired comparison: load common to a pair cancels; exact signed-rank p and CI") {
+  // The machine's load varies by up to 2x from pair to pair; the candidate is 5 % slower in
+  // every pair. Unpaired, the load swamps the step; paired, it is exact.
+  std::vector<double> base;
+  std::vector<double> cand;
+  for (int i = 0; i < 10; ++i) {
+    const double load = 1 + 0.1 * i * (i % 2 == 0 ? 1 : 0.5);
+    base.push_back(100 * load);
+    cand.push_back(105 * load * (1 + 0.001 * (i % 3)));
+  }
+  const auto unpaired = culprit::stats::compare(base, cand, 0.05, 0.02);
+  const auto paired = culprit::stats::compare_paired(base, cand, {0.05, 0.02});
+  CHECK(unpaired.verdict == culprit::stats::Verdict::kInconclusive);
+  CHECK(paired.verdict == culprit::stats::Verdict::kRegressed);
+  CHECK(paired.relative == doctest::Approx(0.051).epsilon(0.02));
+  CHECK(paired.relative_lo > 0.049);
+  CHECK(paired.relative_hi < 0.053);
+  // All 10 log ratios positive: T+ = 55, two-sided p = 2 / 2^10.
+  CHECK(paired.p_value == doctest::Approx(2.0 / 1024));
+
+  // 5 pairs cannot exclude 0 at alpha 0.05 (the smallest two-sided p is 2 / 32).
+  const std::vector<double> a5(base.begin(), base.begin() + 5);
+  const std::vector<double> b5(cand.begin(), cand.begin() + 5);
+  const auto small = culprit::stats::compare_paired(a5, b5, {0.05, 0.02});
+  CHECK(!small.has_ci);
+  CHECK(small.p_value == doctest::Approx(0.0625));
+  CHECK(small.verdict == culprit::stats::Verdict::kInconclusive);
+
+  CHECK_THROWS_AS(culprit::stats::compare_paired(a5, cand, {0.05, 0.02}), culprit::UsageError);
+}

@@ -511,15 +511,18 @@ class Bisection {
     result_.no_step_probability = post.no_step;
   }
 
-  // The confirmation's plan: repetitions, then one block more (two looks, alpha / 2 each): a
+  // The confirmation's plan: a first look, then one block more (two looks): a
   // pair the posterior already holds at 1 - alpha needs a check, not a search; when it stays
   // inconclusive the runs go to the posterior and the search goes on.
   stats::SamplingPlan confirmation_plan() const {
     stats::SamplingPlan plan = sampling_plan(options_);
     plan.paired = true;
-    // The first look where the signed-rank CI can exclude 0 at alpha / 2 (2^-n <= alpha / 4),
+    // A quarter of alpha over the two looks: the confirmation is what stands between a
+    // posterior misled by load and a wrong culprit, so it is strict (<= alpha / 8 one-sided).
+    plan.alpha = options_.alpha / 4;
+    // The first look where the signed-rank CI can exclude 0 at alpha / 8 (2^-n <= alpha / 16),
     // one pair more for power.
-    const int smallest = static_cast<int>(std::ceil(std::log2(4 / options_.alpha))) + 1;
+    const int smallest = static_cast<int>(std::ceil(std::log2(16 / options_.alpha))) + 1;
     plan.repetitions = std::min(std::max(options_.repetitions, smallest), options_.max_repetitions);
     plan.max_repetitions =
         std::min(options_.max_repetitions, plan.repetitions + stats::block_size(plan));

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,8 +192,13 @@ ProcessResult run_process(const ProcessSpec& spec, const TickCallback& tick) {
       if (fds[0].revents && !drain(out.read, out_tail)) close_fd(out.read);
       if (fds[1].revents && !drain(err.read, err_tail)) close_fd(err.read);
     }
-    if (!exited && waitpid(child, &status, WNOHANG) == child) {
+    rusage usage{};
+    if (!exited && wait4(child, &status, WNOHANG, &usage) == child) {
       exited = true;
+      // CPU of the launcher and every descendant it reaped (the ranks under mpirun).
+      result.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+      result.involuntary_switches = usage.ru_nivcsw;
       exit_time = Clock::now();
     }
     if (exited && ((out.read < 0 && err.read < 0) || seconds_since(exit_time) > 1.0)) break;

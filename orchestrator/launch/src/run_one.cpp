@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "contention.hpp"
 #include "culprit/launch/ingest.hpp"
 #include "culprit/launch/interrupt.hpp"
 #include "culprit/launch/process.hpp"
@@ -144,7 +145,9 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
   spec.env = command.env;
   spec.timeout_s = plan.settings.timeout_s;
   spec.grace_s = options.grace_s;
+  const MachineSample before = sample_machine();
   const ProcessResult process = run_process(spec, tick);
+  const MachineSample after = sample_machine();
 
   finish.finished_at = storage::utc_now_iso8601();
   finish.wall_s = process.wall_s;
@@ -174,6 +177,7 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
   report.error = ingest.error;
   report.median_ms = ingest.median_ms;
   report.environment_error = is_environment_failure(ingest.error);
+  if (ingest.ok) record_contention(store, report.run_id, before, after, process);
   if (ingest.ok && !options.keep_run_files) fs::remove_all(dir, ec);
   return report;
 }

@@ -21,7 +21,8 @@ std::string render_plan_text(const Plan& plan) {
   const auto& s = plan.settings;
   std::string out = fmt::format("experiment {} ({})\n", s.name, s.manifest_path);
   out += fmt::format(
-      "  design {}, order {}, seed {}, {} repetitions (adaptive up to {}), {} warm-up + {} "
+      "  design {}, order {}, seed {}, {} repetitions (bisect/verdict add up to {}), {} warm-up + "
+      "{} "
       "steps, alpha {}, margin {}\n\n",
       s.design, s.order, s.seed, s.repetitions, s.max_repetitions, s.warmup_steps, s.steps, s.alpha,
       s.margin);

@@ -135,7 +135,8 @@ void add_warnings(Plan& plan) {
     plan.warnings.push_back(
         "experiment.repetitions = " + std::to_string(s.repetitions) +
         ": fewer than 6 runs per configuration give no confidence interval for the median "
-        "(adaptive sampling may add runs up to stats.max_repetitions = " +
+        "(`run` makes exactly these; only bisect and verdict add runs, up to stats.max_repetitions "
+        "= " +
         std::to_string(s.max_repetitions) + "); use repetitions >= 6");
   }
   if (s.steps < 5) {

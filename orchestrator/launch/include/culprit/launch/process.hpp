@@ -27,6 +27,8 @@ struct ProcessResult {
   bool timed_out = false;        // the limit was reached and the group was killed
   int interrupted_by = 0;        // SIGINT/SIGTERM reached culprit (InterruptScope); group killed
   double wall_s = 0;
+  double cpu_s = -1;               // user + system CPU of the child and its reaped children
+  long involuntary_switches = -1;  // their involuntary context switches (-1: unknown)
   std::string stdout_tail;
   std::string stderr_tail;
 };
