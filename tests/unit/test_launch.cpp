@@ -205,8 +205,6 @@ TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTH
     return std::nullopt;
   };
   CHECK(detect_launch_environment(lookup).python_path == "/opt/py:/old");
-}
-
 TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER, then auto") {
   auto env_of = [](std::map<std::string, std::string> vars) {
     return [vars](const std::string& k) -> std::optional<std::string> {
@@ -214,6 +212,7 @@ TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER,
       if (it == vars.end()) return std::nullopt;
       return it->second;
     };
+  };
   const auto alloc = env_of({{"SLURM_JOB_ID", "42"},
                              {"SLURM_NTASKS", "4"},
                              {"SLURM_ARRAY_JOB_ID", "40"},
@@ -246,6 +245,7 @@ TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER,
   CHECK(env.slurm.at("nodes") == "n[1-2]");
   culprit::manifest::Configuration c;
   c.label = "baseline";
+  c.backend = "cpu";
   c.ranks = 6;
   env.srun = "srun";
   env.workload_dir.clear();
@@ -265,6 +265,7 @@ TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER,
       if (k == key) return v;
     }
     return std::string("<none>");
+  };
   CHECK(value("launch.launcher") == "srun");
   CHECK(value("launch.mpi_type") == "pmix");
   CHECK(value("slurm.job_id") == "42");
@@ -274,8 +275,10 @@ TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER,
 
   // mpirun with more ranks than slots and core binding needs overload-allowed.
   env.use_srun = false;
+  env.mpirun = "mpirun";
   env.is_root = false;
   env.extra_args = {"--mca", "btl", "self,vader"};
+  cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
   CHECK(cmd.argv[3] == "--oversubscribe");
   CHECK(cmd.argv[4] == "--map-by");
   CHECK(cmd.argv[5] == "ppr:3:node");
@@ -283,8 +286,6 @@ TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER,
   CHECK(cmd.mpi_type == "mpirun");
   const auto workload = std::find(cmd.argv.begin(), cmd.argv.end(), "culprit-step");
   CHECK(V(workload - 3, workload) == V{"--mca", "btl", "self,vader"});
-}
-
 TEST_CASE("instrument pmpi: only the ranks get LD_PRELOAD of the interposer") {
   LaunchEnvironment env;
   env.mpirun = "mpirun";

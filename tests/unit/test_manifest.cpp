@@ -553,6 +553,7 @@ launcher = "srun"
 ranks_per_node = 4
 binding = "core"
 extra_args = ["--mpi=pmix", "--exclusive"]
+)",
                                     "l.toml");
   CHECK(m.settings.launch.launcher == "srun");
   CHECK(m.settings.launch.ranks_per_node == 4);
@@ -571,6 +572,7 @@ ranks_per_node = 0
 binding = "everywhere"
 extra_args = "--mpi=pmix"
 mpi = "pmix"
+)");
   CHECK(contains(message, "m.toml:2:12: key 'launch.launcher'"));
   CHECK(contains(message, "m.toml:3:18: key 'launch.ranks_per_node'"));
   CHECK(contains(message, "m.toml:4:11: key 'launch.binding'"));
