@@ -10,6 +10,7 @@
 #include "culprit/manifest/json.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
+#include "culprit/report/terminal_text.hpp"
 #include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
@@ -60,15 +61,22 @@ class SweepProgress : public launch::ProgressSink {
   }
   void on_run_end(const launch::RunProgress& p, const launch::RunReport& r) override {
     if (live_) std::fputs("\r\033[K", stderr);
-    const std::string line =
-        fmt::format("[{}/{}] {} #{} (run {}): {} ({:.1f} s)", p.index, p.total, p.config,
-                    p.repetition, r.run_id, outcome_text(r), r.wall_s);
+    const std::string line = fmt::format("[{}/{}] {} #{} (run {}): {} ({:.1f} s)", p.index, p.total,
+                                         report::printable(p.config), p.repetition, r.run_id,
+                                         report::printable(outcome_text(r)), r.wall_s);
     if (!r.warning.empty()) spdlog::warn("run {}: {}", r.run_id, r.warning);
     if (r.status == "ok") {
       spdlog::info("{}", line);
     } else {
       spdlog::warn("{}", line);
-      if (!r.stderr_tail.empty()) spdlog::warn("stderr tail:\n{}", r.stderr_tail);
+      if (!r.stderr_tail.empty()) {
+        // The child's own lines, kept as lines; only escape sequences are neutralised.
+        std::string tail;
+        for (const char c : r.stderr_tail) {
+          tail += c == '\n' ? std::string("\n") : report::printable(std::string_view(&c, 1));
+        }
+        spdlog::warn("stderr tail:\n{}", tail);
+      }
     }
   }
 
@@ -127,8 +135,8 @@ void print_result(const RunOptions& o, const std::string& db, const launch::Exec
   bool failed_kept = false;
   for (const auto& run : r.runs) {
     if (run.status != "ok") {
-      std::cout << fmt::format("  run {} {} #{}: {}\n", run.run_id, run.config, run.repetition,
-                               outcome_text(run));
+      std::cout << fmt::format("  run {} {} #{}: {}\n", run.run_id, report::printable(run.config),
+                               run.repetition, report::printable(outcome_text(run)));
       failed_kept = failed_kept || run.status != "interrupted";
     }
   }

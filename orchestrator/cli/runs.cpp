@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "culprit/manifest/json.hpp"
+#include "culprit/report/terminal_text.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/store.hpp"
 
@@ -37,10 +38,10 @@ void print_table(const std::vector<storage::RunSummary>& runs) {
   std::cout << fmt::format("{:>6}  {:<28} {:>4}  {:<11} {:>12}  {:<24} {}\n", "id", "config", "rep",
                            "status", "median_ms", "started_at", "error");
   for (const auto& r : runs) {
-    std::cout << fmt::format("{:>6}  {:<28} {:>4}  {:<11} {:>12}  {:<24} {}\n", r.id, r.config,
-                             r.repetition, r.status,
+    std::cout << fmt::format("{:>6}  {:<28} {:>4}  {:<11} {:>12}  {:<24} {}\n", r.id,
+                             report::printable(r.config), r.repetition, r.status,
                              r.median_ms ? fmt::format("{:.3f}", *r.median_ms) : "-",
-                             r.started_at.empty() ? "-" : r.started_at, r.error);
+                             r.started_at.empty() ? "-" : r.started_at, report::printable(r.error));
   }
 }
 

@@ -205,6 +205,8 @@ TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTH
     return std::nullopt;
   };
   CHECK(detect_launch_environment(lookup).python_path == "/opt/py:/old");
+}
+
 TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER, then auto") {
   auto env_of = [](std::map<std::string, std::string> vars) {
     return [vars](const std::string& k) -> std::optional<std::string> {
@@ -286,6 +288,8 @@ TEST_CASE("launch environment: --launcher, then [launch], then CULPRIT_LAUNCHER,
   CHECK(cmd.mpi_type == "mpirun");
   const auto workload = std::find(cmd.argv.begin(), cmd.argv.end(), "culprit-step");
   CHECK(V(workload - 3, workload) == V{"--mca", "btl", "self,vader"});
+}
+
 TEST_CASE("instrument pmpi: only the ranks get LD_PRELOAD of the interposer") {
   LaunchEnvironment env;
   env.mpirun = "mpirun";

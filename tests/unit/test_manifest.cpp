@@ -547,6 +547,8 @@ backend = "cpu"
 schedule = [{ name = "layer0", ms = 1 }]
 )")
             .find("compute = \"sleep\"") != std::string::npos);
+}
+
 TEST_CASE("[launch]: launcher, ranks_per_node, binding and extra_args are read and validated") {
   const Manifest m = parse_manifest(R"([launch]
 launcher = "srun"

@@ -115,10 +115,21 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
     update_times(0);
     if (progress) progress->on_run_start(p);
     const detail::RunTarget target{&plan, item.planned, item.state};
-    RunReport report = detail::run_one(store, target, options, work_dir, [&](double elapsed) {
-      update_times(elapsed);
-      if (progress) progress->on_run_tick(p);
-    });
+    RunReport report;
+    try {
+      report = detail::run_one(store, target, options, work_dir, [&](double elapsed) {
+        update_times(elapsed);
+        if (progress) progress->on_run_tick(p);
+      });
+    } catch (const std::runtime_error& e) {
+      // The store itself cannot be written (full disk): stop here, everything else stays as
+      // it is; the run in flight is rerun (interrupted) by the next `culprit run`.
+      if (!detail::is_environment_failure(e.what())) throw;
+      throw RunError(std::string(e.what()) + ": the sweep stopped at run " +
+                     std::to_string(item.state.id) +
+                     "; the store holds every run finished before it. Free space, then `culprit "
+                     "run` again resumes");
+    }
     finished_wall += report.wall_s;
     ++finished;
     update_times(report.wall_s);

@@ -1,5 +1,6 @@
 #include "run_one.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 
@@ -76,7 +77,19 @@ std::string classify(const ProcessResult& p, double timeout_s, std::string& erro
   return "";
 }
 
-// SQLite's words for a store it cannot write (full disk, I/O error, read-only file).
+// A run that failed where almost no space is left failed because of the disk: the next runs
+// would fail the same way within milliseconds. Returns why, or "" when there is room.
+constexpr std::uintmax_t kFullDiskBytes = 16u * 1024 * 1024;
+std::string full_disk(const fs::path& dir) {
+  std::error_code ec;
+  const fs::space_info space = fs::space(dir, ec);
+  if (ec || space.available >= kFullDiskBytes) return "";
+  return "the disk of " + dir.string() + " is full (" + std::to_string(space.available / 1024) +
+         " KiB free)";
+}
+
+}  // namespace
+
 bool is_environment_failure(const std::string& error) {
   for (const char* sign : {"database or disk is full", "disk I/O error", "readonly database",
                            "unable to open database file", "No space left on device"}) {
@@ -84,8 +97,6 @@ bool is_environment_failure(const std::string& error) {
   }
   return false;
 }
-
-}  // namespace
 
 RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOptions& options,
                   const std::string& work_dir, const std::function<void(double)>& tick) {
@@ -167,6 +178,14 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
     report.status = failure;
     report.error = error;
     report.environment_error = !process.started;
+    if (failure == "failed" || failure == "crashed") {
+      if (const std::string full = full_disk(dir); !full.empty()) {
+        report.error += "; " + full;
+        report.environment_error = true;
+        storage::Statement note(store, "UPDATE runs SET error = ?2 WHERE id = ?1");
+        note.bind(1, report.run_id).bind(2, report.error).run();
+      }
+    }
     return report;
   }
   const IngestOutcome ingest =
@@ -178,6 +197,12 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
   report.median_ms = ingest.median_ms;
   report.environment_error = is_environment_failure(ingest.error);
   if (ingest.ok) record_contention(store, report.run_id, before, after, process);
+  if (!ingest.ok && !report.environment_error) {
+    if (const std::string full = full_disk(dir); !full.empty()) {
+      report.error += "; " + full;
+      report.environment_error = true;
+    }
+  }
   if (ingest.ok && !options.keep_run_files) fs::remove_all(dir, ec);
   return report;
 }

@@ -19,4 +19,8 @@ struct RunTarget {
 RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOptions& options,
                   const std::string& work_dir, const std::function<void(double)>& tick);
 
+// True for SQLite's and the OS's words for a store or folder that cannot be written (full disk,
+// I/O error, read-only file).
+bool is_environment_failure(const std::string& error);
+
 }  // namespace culprit::launch::detail

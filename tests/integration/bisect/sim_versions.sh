@@ -21,7 +21,7 @@ json first.json 'd["steps"][-1]["kind"] == "verify" or sys.exit(1)'
 RUNS=$(json first.json 'd["runs"]')
 # Every run keeps the machine's contention in its provenance (rank -1).
 expect_eq "runs with contention provenance" \
-  "$(q s.db "SELECT count(DISTINCT run_id) FROM provenance WHERE rank = -1 AND key = 'contention.other_cpu_share'")" \
+  "$(q s.db "SELECT count(DISTINCT run_id) FROM provenance WHERE rank = -1 AND key = 'contention.cores'")" \
   "$(q s.db "SELECT count(*) FROM runs WHERE status = 'ok'")"
 "$CULPRIT" bisect "$MANIFEST" --db s.db --json > second.json 2> second.log ||
   fail "second bisect: $(tail -20 second.log)"

@@ -33,4 +33,20 @@ expect_eq "still failed without --retry-failed" "$(q c.db "SELECT count(*) FROM 
 expect_log "the retry hint again" "--retry-failed" out.log
 expect_rc "--retry-failed" 0 "$CULPRIT" run "$MANIFEST" --db c.db --retry-failed
 expect_eq "all ok" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'ok'")" "$PLANNED"
+# A full disk (a 3 MiB tmpfs holding the store and its run folders): the sweep stops at the
+# first run the full disk breaks instead of failing every remaining run within milliseconds.
+if [[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null; then
+  mkdir full
+  rc=0
+  unshare -m bash -c "mount -t tmpfs -o size=3m tmpfs full && \
+    '$CULPRIT' run '$MANIFEST' --db full/f.db > full.out 2> full.log; echo \$? > full.rc; \
+    sqlite3 -batch -noheader full/f.db \"SELECT count(*) FROM runs WHERE status = 'failed'\" > full.failed; \
+    sqlite3 -batch -noheader full/f.db \"SELECT count(*) FROM runs WHERE status = 'pending'\" > full.pending" || rc=$?
+  expect_eq "mounting a tmpfs" "$rc" 0
+  expect_eq "exit code on a full disk ($(tail -2 full.log))" "$(cat full.rc)" 5
+  [[ "$(cat full.failed)" -le 1 ]] || fail "$(cat full.failed) runs failed on a full disk"
+  [[ "$(cat full.pending)" -ge 1 ]] || fail "no run left pending on a full disk: $(cat full.out)"
+  grep -Eq "full|No space left" full.out full.log || fail "the full disk is not named: $(cat full.log)"
+  ! grep -q "internal error" full.log || fail "a full disk is an internal error: $(cat full.log)"
+fi
 echo "ok: missing launcher/workload found before launch; environment failure stops the sweep"

@@ -86,5 +86,10 @@ sed 's/^steps = 4/steps = 5/' "$MANIFEST" > changed.toml
 expect_rc "merge of shards of different manifests" 2 "$CULPRIT" merge merged.db s.db other.db
 expect_log "the conflict names both files" "was run from different manifests in s.db and other.db"
 [[ ! -e merged.db ]] || fail "merge left a half-merged OUT"
+# Control characters stored in a run's error (a child's stderr line) are printed escaped.
+sqlite3 s.db "UPDATE runs SET error = 'boom' || char(27) || '[2J' || char(13) || 'x' WHERE id = $FAILED"
+expect_rc "runs with a control character in an error" 0 "$CULPRIT" runs --db s.db
+grep -qF 'boom\x1b[2J\x0dx' out.log || fail "the error is not escaped: $(grep boom out.log | od -c | head)"
+! grep -q $'\x1b' out.log || fail "a raw escape reached the terminal"
 expect_eq "integrity_check" "$(q s.db "PRAGMA integrity_check")" ok
 echo "ok: read-only stores read, foreign and broken files refused with exit 2"

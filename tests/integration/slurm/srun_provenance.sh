@@ -54,7 +54,7 @@ timeout_s = 60
 
 [stats]
 margin = 0.05
-max_repetitions = 4
+max_repetitions = 8
 
 [baseline]
 ranks = 2
