@@ -121,3 +121,11 @@ TEST_CASE("the minimum detectable step grows with the noise and shrinks with run
   CHECK(minimum_detectable_step(0.06, 30, 0.05) > minimum_detectable_step(0.03, 30, 0.05));
   CHECK(minimum_detectable_step(0.03, 60, 0.05) < minimum_detectable_step(0.03, 30, 0.05));
 }
+
+TEST_CASE("a step far beyond the usual regression (75x) is not ruled out by the prior") {
+  // Two versions, a 2 ms step made 152 ms by a bad version (the Slurm bisect test's shape).
+  const auto runs = draw(2, {0, 1}, 8, 1, 75.0, 0.02);
+  const auto post = change_point_posterior(runs);
+  CHECK(post.no_step < 1e-6);
+  CHECK(post.probability[1] > 0.999);
+}
