@@ -50,3 +50,8 @@ add_test(NAME integration.python.ddp_validate
 # Timing-sensitive (real torch on 2 ranks): keep other tests off the two cores meanwhile.
 set_tests_properties(integration.python.ddp_validate PROPERTIES LABELS integration TIMEOUT 900
   RUN_SERIAL TRUE)
+add_test(NAME integration.python.profile_import
+  COMMAND ${CULPRIT_BASH} ${_py_scripts}/profile_import.sh ${CULPRIT_BIN_DIR}
+          ${_py_work}/profile_import ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR})
+set_tests_properties(integration.python.profile_import PROPERTIES LABELS integration TIMEOUT 600
+  RUN_SERIAL TRUE)

@@ -13,3 +13,16 @@ add_test(NAME integration.reduce.measured_cpu
           ${CULPRIT_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/reduce/measured_cpu)
 set_tests_properties(integration.reduce.measured_cpu PROPERTIES
   LABELS integration TIMEOUT 300 RESOURCE_LOCK mpi)
+# The importers' area (importers.cmake) finds shared/traces; without it this test is left out.
+set(_reduce_traces ${CULPRIT_TRACES})
+foreach(_candidate ${CMAKE_SOURCE_DIR}/../shared/traces ${CMAKE_SOURCE_DIR}/../../shared/traces)
+  if(NOT _reduce_traces AND EXISTS ${_candidate})
+    get_filename_component(_reduce_traces ${_candidate} ABSOLUTE)
+  endif()
+endforeach()
+if(EXISTS "${_reduce_traces}/torch-ddp")
+  add_test(NAME integration.reduce.torch_pair
+    COMMAND ${CULPRIT_BASH} ${CMAKE_CURRENT_LIST_DIR}/reduce/torch_pair.sh ${CULPRIT_BIN_DIR}
+            ${_reduce_traces} ${CMAKE_CURRENT_BINARY_DIR}/reduce/torch_pair)
+  set_tests_properties(integration.reduce.torch_pair PROPERTIES LABELS integration TIMEOUT 300)
+endif()

@@ -79,6 +79,9 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
     if (!t.steps[i].warmup) steady.push_back(i);
   }
   c.steady_steps = static_cast<int>(steady.size());
+  // A count of steps, whatever numbering the run's meta.warmup_steps threshold refers to (an
+  // import numbers steps from the profiler's first ProfilerStep#N).
+  c.warmup_steps = static_cast<int>(t.steps.size() - steady.size());
   if (c.steady_steps < min_steady_steps) {
     throw UsageError(
         "run " + std::to_string(run.run_id) + " has " + std::to_string(c.steady_steps) +

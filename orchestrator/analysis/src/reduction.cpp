@@ -205,7 +205,19 @@ Reduction reduce_runs(const storage::RunData& baseline, const storage::RunData& 
   const PhaseStats ps = phase_stats(t, time_collectives(t));
   for (const auto& [key, steps] : groups) {
     Cause cause = straggler_cause(t, ps, key, steps, cand_shape.steady_steps, r.ranks);
-    if (cause.delays.empty()) continue;
+    // A cause must matter to the step: present in most steps, from 0.5 % of the step; a hiccup
+    // of a few steps, from 5 % of the step in the steps it hits (smaller ones are noise there).
+    const bool every_step = !cause.delays.empty() && cause.delays.front().step_first < 0;
+    std::map<int, double> per_step;
+    for (const auto& d : cause.delays) per_step[d.step_first] += d.ms;
+    double largest = 0;
+    for (const auto& [step, ms] : per_step) largest = std::max(largest, ms);
+    const double needed =
+        std::max((every_step ? 0.005 : 0.05) * r.baseline.median_step_ms, floor_ms);
+    if (cause.delays.empty() || largest < needed) continue;
+    if (!every_step) {
+      std::erase_if(cause.delays, [&](const auto& d) { return per_step[d.step_first] < needed; });
+    }
     for (const ExplainedComponent& e : r.original.components) {
       if (e.category == Category::kStraggler && e.rank == key.rank && e.phase == key.phase &&
           e.layer == key.layer) {
