@@ -94,8 +94,7 @@ class ConfigChecker {
       return;
     }
     const auto& m = run_.model;
-    if (!custom_command_ && m.schedule.empty() && !d.phase.empty() &&
-        !is_builtin_phase(d.phase)) {
+    if (!custom_command_ && m.schedule.empty() && !d.phase.empty() && !is_builtin_phase(d.phase)) {
       diag_.add(where, path + ".phase",
                 "a phase of culprit-step (" + join(phase_names(), ", ") + ")" + in_,
                 "\"" + d.phase + "\"",

@@ -110,8 +110,9 @@ std::optional<Located<stepmodel::DelayInjection>> parse_delay(TomlReader& reader
   if (const toml::node* phase =
           reader.required(*entry, "phase", path, "a phase name", "phase = \"gemm.fwd\"")) {
     const std::vector<std::string> none;
-    if (auto value = reader.text(*phase, child_path(path, "phase"),
-                                 any_phase ? none : reader.delay_phases(), "phase = \"gemm.fwd\"")) {
+    if (auto value =
+            reader.text(*phase, child_path(path, "phase"), any_phase ? none : reader.delay_phases(),
+                        "phase = \"gemm.fwd\"")) {
       if (std::any_of(value->begin(), value->end(),
                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
         reader.problem(reader.at(*phase), child_path(path, "phase"),

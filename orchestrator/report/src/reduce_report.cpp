@@ -142,8 +142,8 @@ std::string reduced_manifest(const analysis::Reduction& r, const ReducedManifest
       "\n[experiment]\nname = {}\nrepetitions = {}\nwarmup_steps = {}\nsteps = {}\nseed = {}\n"
       "order = \"interleaved\"\n",
       quoted(o.name), o.repetitions, c.warmup_steps, c.steady_steps, o.seed);
-  out += fmt::format("\n[stats]\nalpha = 0.05\nmargin = 0.02\nmax_repetitions = {}\n",
-                     o.repetitions);
+  out +=
+      fmt::format("\n[stats]\nalpha = 0.05\nmargin = 0.02\nmax_repetitions = {}\n", o.repetitions);
   out += fmt::format(
       "\n[reduced_from]\nbaseline_run = {}\ncandidate_run = {}\nbaseline_median_ms = {}\n"
       "candidate_median_ms = {}\ndelta_ms = {}\ndb = {}\n",

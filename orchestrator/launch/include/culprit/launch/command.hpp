@@ -48,8 +48,8 @@ struct LaunchEnvironment {
 // Looks up an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 
-// Reads the environment (CULPRIT_LAUNCHER, CULPRIT_BIND, SLURM_*, CULPRIT_PMPI_LIBRARY), the host's cores and the
-// effective user, and applies the manifest's [launch] settings and the command line's
+// Reads the environment (CULPRIT_LAUNCHER, CULPRIT_BIND, SLURM_*, CULPRIT_PMPI_LIBRARY), the host's
+// cores and the effective user, and applies the manifest's [launch] settings and the command line's
 // --launcher (`cli_launcher`, "" when not given) over the environment variables.
 // `lookup` defaults to the process environment. Throws culprit::UsageError for an unknown
 // launcher or binding, or srun asked for outside an allocation.
