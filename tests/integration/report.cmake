@@ -29,6 +29,20 @@ if(Python3_Interpreter_FOUND AND CULPRIT_SQLITE3)
               ${CULPRIT_TEST_DATA}/report/bisect-sim.toml ${_report_work}_bisect ${CULPRIT_CHROMIUM})
     set_tests_properties(integration.report.bisect_chromium PROPERTIES
       LABELS integration TIMEOUT 180)
+    # Imported PyTorch profiler traces (shared/traces, found as the importers' tests find it).
+    set(_report_traces ${CULPRIT_TRACES})
+    foreach(_candidate ${CMAKE_SOURCE_DIR}/../shared/traces ${CMAKE_SOURCE_DIR}/../../shared/traces)
+      if(NOT _report_traces AND EXISTS ${_candidate})
+        get_filename_component(_report_traces ${_candidate} ABSOLUTE)
+      endif()
+    endforeach()
+    if(EXISTS "${_report_traces}/torch-ddp")
+      add_test(NAME integration.report.imported_chromium
+        COMMAND ${CULPRIT_BASH} ${_report_scripts}/imported_chromium.sh ${CULPRIT_BIN_DIR}
+                ${_report_traces} ${_report_work}_imported ${CULPRIT_CHROMIUM})
+      set_tests_properties(integration.report.imported_chromium PROPERTIES
+        LABELS integration TIMEOUT 180)
+    endif()
   else()
     message(FATAL_ERROR "culprit: chromium not found (the HTML report test renders in it).\n"
       "  Install the Debian package:  apt-get install chromium")
