@@ -37,14 +37,24 @@ work = sys.argv[1]
 def culprit(name):
     a = json.load(open(f"{work}/{name}.json"))
     runs = a if isinstance(a, list) else [a]
-    c = runs[0]["summary"]["culprit"]
-    return None if not c else (c["rank"], c["phase"])
+    s = runs[0]["summary"]
+    c = s["culprit"]
+    return None if not c else (c["rank"], c["phase"], c["excess_ms"], s["median_step_ms"])
+regions = {"layer0", "layer1", "layer2", "layer3", "optimizer"}
 for which in ("delay", "control"):
     m, i = culprit("measured-" + which), culprit("imported-" + which)
     print(f"{which}: measured by the module {m}, imported from the profiler {i}")
-    expected = (1, "layer2") if which == "delay" else None
-    assert m == expected, f"measured {which}: {m}"
-    assert i == expected, f"imported {which}: {i}"
+    if which == "delay":
+        assert m and m[:2] == (1, "layer2"), f"measured {which}: {m}"
+        assert i and i[:2] == (1, "layer2"), f"imported {which}: {i}"
+        continue
+    assert m is None, f"measured control blames {m}"
+    # The profiler sees every op: on a ~2 ms step it can find a rank a few tens of us slower in
+    # one autograd op, which the module's regions do not resolve. No region may be blamed, and
+    # anything blamed must stay below 2 % of the step (what validate scores as a delay).
+    if i is not None:
+        assert i[1] not in regions, f"imported control blames a region: {i}"
+        assert i[2] < 0.02 * i[3], f"imported control blames {i}: 2 % of the step or more"
 imp = json.load(open(f"{work}/import-delay.json"))
 assert imp["format"] == "legacy" and imp["ranks"] == 2 and imp["steps"] >= 8, imp
 PY
