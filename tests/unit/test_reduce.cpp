@@ -98,3 +98,28 @@ TEST_CASE("an injected straggler comes back as its delay; a control gives nothin
   CHECK_THROWS_WITH_AS(reduce_runs(baseline, synthesize(quiet), {}, {}),
                        doctest::Contains("nothing to reduce"), culprit::UsageError);
 }
+
+TEST_CASE("a collective issued inside a compute phase splits it and runs asynchronously") {
+  // DDP's shape: the bucket all-reduce is enqueued 2 ms into `backward` and completes after it.
+  culprit::testing::RunBuilder b(2);
+  for (int step = 0; step < 8; ++step) {
+    const double t0 = step * 10.0;
+    for (int r = 0; r < 2; ++r) {
+      b.step(r, step, t0, t0 + 9.0);
+      b.phase(r, step, 0, -1, "backward", t0, t0 + 6.0);
+      b.collective(r, step, 0, t0 + 2.0, t0 + 8.0);
+      b.phase(r, step, 0, -1, "optimizer", t0 + 8.0, t0 + 9.0);
+    }
+  }
+  const auto c = calibrate(b.build());
+  REQUIRE(c.phases.size() == 4);
+  CHECK(c.phases[0].phase.name == "backward");
+  CHECK(c.phases[0].phase.ms == doctest::Approx(2.0));
+  CHECK(c.phases[1].phase.collective);
+  CHECK(c.phases[1].phase.async);
+  CHECK(c.phases[2].phase.name == "backward");
+  CHECK(c.phases[2].phase.microbatch == 1000);
+  CHECK(c.phases[2].phase.ms == doctest::Approx(4.0));
+  CHECK(c.phases[3].phase.name == "optimizer");
+  CHECK(c.phases[3].phase.waits);
+}

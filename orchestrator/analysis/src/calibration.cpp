@@ -143,11 +143,48 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
       }
     }
   }
+  // Collectives issued inside a compute phase (DDP enqueues its bucket all-reduces during
+  // `backward`; an import keeps `backward` as one piece around them): the collective's arrival
+  // falls before that phase's end in most instances. The model then splits the phase at the
+  // median offset of each such arrival and issues the collective there, asynchronously.
+  std::vector<int> issued_in(n, -1);
+  std::vector<double> issue_offset_ns(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (std::get<0>(order[k]) != storage::EventKind::kCollective) continue;
+    int j = static_cast<int>(k) - 1;
+    while (j >= 0 &&
+           std::get<0>(order[static_cast<std::size_t>(j)]) == storage::EventKind::kCollective) {
+      --j;
+    }
+    if (j < 0) continue;
+    int inside = 0, both = 0;
+    std::vector<double> offsets;
+    for (const Instance& in : instances) {
+      auto c_it = in.events.find(order[k]);
+      auto p_it = in.events.find(order[static_cast<std::size_t>(j)]);
+      if (c_it == in.events.end() || p_it == in.events.end()) continue;
+      ++both;
+      const storage::Event& coll = t.event(c_it->second);
+      const storage::Event& phase = t.event(p_it->second);
+      if (coll.begin_ns >= phase.begin_ns && coll.begin_ns < phase.end_ns) {
+        ++inside;
+        offsets.push_back(static_cast<double>(coll.begin_ns - phase.begin_ns));
+      }
+    }
+    if (both > 0 && 2 * inside > both) {
+      issued_in[k] = j;
+      issue_offset_ns[k] = median_of(offsets);
+    }
+  }
+
   // Pass 2: the host gap before each phase, after the previous phase the rank had to finish.
   std::vector<bool> async(n, false);
   for (std::size_t k = 0; k < n; ++k) {
     async[k] = std::get<0>(order[k]) == storage::EventKind::kCollective && seen[k] > 0 &&
                2 * overlapped[k] > seen[k];
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (issued_in[k] >= 0) async[k] = true;  // the phase it was issued in goes on meanwhile
   }
   std::vector<std::vector<double>> gaps(n);
   std::vector<int> waited(n, 0), after_async(n, 0);
@@ -215,6 +252,59 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
     c.phases.push_back(std::move(p));
   }
   c.noise_cv = cvs.empty() ? 0 : std::round(median_of(cvs) * 1e4) / 1e4;
+
+  // Split the phases that collectives were issued inside (see issued_in above).
+  if (std::any_of(issued_in.begin(), issued_in.end(), [](int j) { return j >= 0; })) {
+    std::vector<CalibratedPhase> split;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (issued_in[j] >= 0) continue;  // emitted inside its phase below
+      std::vector<std::size_t> inner;
+      for (std::size_t k = j + 1; k < n; ++k) {
+        if (issued_in[k] == static_cast<int>(j)) inner.push_back(k);
+      }
+      if (inner.empty()) {
+        split.push_back(c.phases[j]);
+        continue;
+      }
+      std::sort(inner.begin(), inner.end(), [&](std::size_t a, std::size_t b) {
+        return issue_offset_ns[a] < issue_offset_ns[b];
+      });
+      const CalibratedPhase& whole = c.phases[j];
+      double done_ms = 0;
+      int piece = 0;
+      for (std::size_t k : inner) {
+        const double at_ms = std::min(ms(issue_offset_ns[k]), whole.phase.ms);
+        CalibratedPhase part = whole;
+        part.phase.ms = std::max(0.0, at_ms - done_ms);
+        if (piece > 0) {
+          part.phase.gap_ms = 0;
+          // A continuation piece: microbatch + 1000 x piece keeps its identifiers apart.
+          part.phase.microbatch = whole.phase.microbatch + 1000 * piece;
+        }
+        split.push_back(part);
+        CalibratedPhase coll = c.phases[k];
+        coll.phase.async = true;
+        coll.phase.gap_ms = 0;
+        split.push_back(coll);
+        done_ms = std::max(done_ms, at_ms);
+        ++piece;
+      }
+      CalibratedPhase rest = whole;
+      rest.phase.ms = std::max(0.0, whole.phase.ms - done_ms);
+      rest.phase.gap_ms = 0;
+      rest.phase.microbatch = whole.phase.microbatch + 1000 * piece;
+      split.push_back(rest);
+    }
+    c.phases = std::move(split);
+    c.notes.push_back(
+        "collectives issued inside a compute phase are issued there, asynchronously; "
+        "that phase is split around them (continuation pieces: microbatch + 1000 x "
+        "piece)");
+    schedule_ns = 0;
+    for (const CalibratedPhase& p : c.phases) {
+      schedule_ns += (p.phase.gap_ms + (p.phase.async ? 0 : p.phase.ms)) * 1e6;
+    }
+  }
   c.schedule_ms = schedule_ns / 1e6;
   return c;
 }
