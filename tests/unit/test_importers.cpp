@@ -193,6 +193,18 @@ TEST_CASE("timestamps are exact: fractional µs relative to baseTimeNanoseconds"
   CHECK(t.world_size == 4);
 }
 
+TEST_CASE("an id far beyond int64 reads as 0 (fuzz_import_kineto's find)") {
+  const std::string json =
+      R"({"schemaVersion": 1, "traceEvents": [)"
+      R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1, "tid": 1,)"
+      R"( "ts": 10.5, "dur": 900.25, "args": {}},)"
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 5.55556e+90, "tid": 1e400,)"
+      R"( "ts": 20, "dur": 100, "args": {}}], "distributedInfo": {"rank": 0, "world_size": 1}})";
+  const RankTrace t = parse_kineto(json, "k.json");
+  REQUIRE(t.records.size() == 2);
+  CHECK(t.records[1].begin_ns == 20000);
+}
+
 TEST_CASE("legacy names are not JSON-escaped; the rank comes from the file name") {
   const std::string legacy =
       "[{\"name\": \"my \"odd\" \\label\", \"ph\": \"X\", \"ts\": 118, \"dur\": 28, \"tid\": 1, "

@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cmath>
+
 #include "culprit/errors.hpp"
 
 namespace culprit::importers {
@@ -16,7 +18,11 @@ std::int64_t number_or_hash(od::value v) {
   if (type == od::json_type::number) {
     if (!v.get_int64().get(n)) return n;
     double d = 0;
-    if (!v.get_double().get(d)) return static_cast<std::int64_t>(d);
+    // An id beyond int64 (or not finite) is no id any real trace has: 0, not undefined behaviour
+    // (found by fuzz_import_kineto).
+    if (!v.get_double().get(d) && std::isfinite(d) && std::abs(d) < 9.2e18) {
+      return static_cast<std::int64_t>(d);
+    }
     return 0;
   }
   if (type == od::json_type::string) {
