@@ -244,7 +244,7 @@ Json delay_json(const DelayInjection& d) {
 }
 
 Composed compose(const Manifest& manifest, const Selection& selection, Diagnostics& diagnostics) {
-  const std::size_t problems_before = diagnostics.size();
+  const std::size_t problems_before = diagnostics.reports();
   Composed out;
   Configuration& config = out.config;
   stepmodel::RunConfig& run = out.run;
@@ -346,7 +346,7 @@ Composed compose(const Manifest& manifest, const Selection& selection, Diagnosti
   resolved["config_label"] = run.config_label;
   config.resolved_json = Json(resolved).dump();
 
-  if (diagnostics.size() == problems_before && !custom_command) {
+  if (diagnostics.reports() == problems_before && !custom_command) {
     // What we hand to the workload must be what its parser accepts; a mismatch is our bug. (A
     // custom program has its own parser and region names: culprit-step's is not its judge.)
     try {

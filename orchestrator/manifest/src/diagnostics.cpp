@@ -75,6 +75,7 @@ std::string suggest(std::string_view word, const std::vector<std::string>& candi
 
 void Diagnostics::add(const SourceLocation& where, std::string_view key, std::string_view expected,
                       std::string_view got, std::string_view todo) {
+  ++reports_;
   std::string problem = format_problem(where, key, expected, got, todo);
   // The same mistake can surface in several configurations; say it once.
   if (std::find(problems_.begin(), problems_.end(), problem) == problems_.end()) {

@@ -27,11 +27,15 @@ class Diagnostics {
            std::string_view got, std::string_view todo);
   bool empty() const { return problems_.empty(); }
   std::size_t size() const { return problems_.size(); }
+  // Every report, repeats included: a configuration whose only problem repeats one already
+  // said (a repeated level) still has a problem (found by fuzz_manifest).
+  std::size_t reports() const { return reports_; }
   // Throws culprit::UsageError with every problem, one per line, when there is any.
   void raise_if_any() const;
 
  private:
   std::vector<std::string> problems_;
+  std::size_t reports_ = 0;
 };
 
 }  // namespace culprit::manifest::detail
