@@ -2,7 +2,9 @@
 // delay-cost conservation, propagation along a chain of waits, what-if, clock-skew invariance.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "analysis/synthetic_run.hpp"
 #include "culprit/analysis/attribution.hpp"
@@ -272,4 +274,38 @@ TEST_CASE("two ranks with too few steady steps: the noise cannot be estimated, a
   const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec));
   CHECK(contains_text(a.noise_note, "2 ranks and 2 steady steps"));
   CHECK(contains_text(a.noise_note, "run more steps"));
+}
+
+TEST_CASE("a delay that is first seen in a different layer each step is blamed on every layer") {
+  // Rank 2 is 8 ms slow in gemm.fwd, in layer (step mod 3): no single layer is the first
+  // divergence in half the steady steps, but the (rank, phase) is in all of them.
+  constexpr int kRanks = 4, kSteps = 7, kLayers = 3;
+  culprit::testing::RunBuilder b(kRanks, 1);
+  for (int s = 0; s < kSteps; ++s) {
+    const double start = s * 100.0;
+    std::vector<double> ready(kRanks);
+    for (int r = 0; r < kRanks; ++r) {
+      double t = start;
+      for (int l = 0; l < kLayers; ++l) {
+        const double jitter = 0.02 * ((r * 7 + s * 3 + l) % 5);  // deterministic, small
+        const double slow = (r == 2 && l == s % kLayers) ? 8.0 : 0.0;
+        b.phase(r, s, 0, l, "gemm.fwd", t, t + 10.0 + jitter + slow);
+        t += 10.0 + jitter + slow;
+      }
+      ready[static_cast<std::size_t>(r)] = t;
+    }
+    const double done = *std::max_element(ready.begin(), ready.end()) + 0.2;
+    for (int r = 0; r < kRanks; ++r) {
+      b.collective(r, s, 0, ready[static_cast<std::size_t>(r)], done);
+      b.step(r, s, start, done);
+    }
+  }
+  const analysis::RunAttribution a = analysis::attribute_run(b.build());
+  REQUIRE(a.culprit.found);
+  CHECK(a.culprit.rank == 2);
+  CHECK(a.culprit.phase == "gemm.fwd");
+  CHECK(a.culprit.layer == -1);
+  CHECK(a.culprit.steps_blamed == kSteps - 1);
+  CHECK(a.culprit.excess_ms == doctest::Approx(8).epsilon(0.05));
+  CHECK(a.symptom.waiting_ranks == 3);
 }

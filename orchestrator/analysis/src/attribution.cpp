@@ -44,59 +44,69 @@ void decisive_collective(const std::vector<CollectiveTiming>& collectives,
   s.median_wait_ns = waits.empty() ? 0.0 : median_inplace(waits);
 }
 
+// Whether a step's first divergence is the run's culprit; layer -1 means "in every layer".
+bool same_cause(const Culprit& c, const RunCulprit& culprit) {
+  return c.found && c.rank == culprit.rank && c.phase == culprit.phase &&
+         (culprit.layer < 0 || c.layer == culprit.layer);
+}
+
 RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_share) {
-  // A cause repeats in the same place; contention and hiccups move around.
+  // A cause repeats in the same place; contention and hiccups move around. A delay in every
+  // layer of a phase is first seen in whichever layer noise makes earliest, so when no single
+  // (rank, phase, layer) repeats often enough the layers are pooled: (rank, phase, every layer).
   using Key = std::tuple<int, std::string, int>;
-  std::map<Key, std::vector<const Culprit*>> blamed;
   RunCulprit result;
-  for (const StepAttribution& s : steps) {
-    if (s.decomposition.warmup) continue;
-    ++result.steady_steps;
-    const Culprit& c = s.decomposition.culprit;
-    if (c.found) blamed[{c.rank, c.phase, c.layer}].push_back(&c);
-  }
-  const std::vector<const Culprit*>* best = nullptr;
-  double best_excess = 0;
-  for (const auto& [key, list] : blamed) {
-    double excess = 0;
-    for (const Culprit* c : list) excess += c->excess_ns;
-    if (!best || list.size() > best->size() ||
-        (list.size() == best->size() && excess > best_excess)) {
-      best = &list;
-      best_excess = excess;
-    }
-  }
+  for (const StepAttribution& s : steps) result.steady_steps += s.decomposition.warmup ? 0 : 1;
   const double needed = std::max(1.0, std::ceil(min_share * result.steady_steps));
-  if (!best || static_cast<double>(best->size()) < needed) return result;
-  auto most_common = [&](auto field) {
-    std::map<int, int> counts;
-    for (const Culprit* c : *best) ++counts[field(*c)];
-    return std::max_element(counts.begin(), counts.end(),
-                            [](const auto& a, const auto& b) { return a.second < b.second; })
-        ->first;
-  };
-  const Culprit& first = *best->front();
-  result.found = true;
-  result.rank = first.rank;
-  result.phase = first.phase;
-  result.layer = first.layer;
-  result.microbatch = most_common([](const Culprit& c) { return c.microbatch; });
-  result.collective = most_common([](const Culprit& c) { return c.collective; });
-  result.step = first.step;
-  std::vector<double> excess;
-  for (const Culprit* c : *best) excess.push_back(c->excess_ns / 1e6);
-  result.excess_ms = median_inplace(excess);
-  result.steps_blamed = static_cast<int>(best->size());
+  for (const bool pool_layers : {false, true}) {
+    std::map<Key, std::vector<const Culprit*>> blamed;
+    for (const StepAttribution& s : steps) {
+      const Culprit& c = s.decomposition.culprit;
+      if (s.decomposition.warmup || !c.found) continue;
+      blamed[{c.rank, c.phase, pool_layers ? -1 : c.layer}].push_back(&c);
+    }
+    const std::vector<const Culprit*>* best = nullptr;
+    const Key* best_key = nullptr;
+    double best_excess = 0;
+    for (const auto& [key, list] : blamed) {
+      double excess = 0;
+      for (const Culprit* c : list) excess += c->excess_ns;
+      if (!best || list.size() > best->size() ||
+          (list.size() == best->size() && excess > best_excess)) {
+        best = &list;
+        best_key = &key;
+        best_excess = excess;
+      }
+    }
+    if (!best || static_cast<double>(best->size()) < needed) continue;
+    auto most_common = [&](auto field) {
+      std::map<int, int> counts;
+      for (const Culprit* c : *best) ++counts[field(*c)];
+      return std::max_element(counts.begin(), counts.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; })
+          ->first;
+    };
+    const Culprit& first = *best->front();
+    result.found = true;
+    result.rank = first.rank;
+    result.phase = first.phase;
+    result.layer = std::get<2>(*best_key);
+    result.microbatch = most_common([](const Culprit& c) { return c.microbatch; });
+    result.collective = most_common([](const Culprit& c) { return c.collective; });
+    result.step = first.step;
+    std::vector<double> excess;
+    for (const Culprit* c : *best) excess.push_back(c->excess_ns / 1e6);
+    result.excess_ms = median_inplace(excess);
+    result.steps_blamed = static_cast<int>(best->size());
+    return result;
+  }
   return result;
 }
 
 Symptom symptom_of(const std::vector<StepAttribution>& steps, const RunCulprit& culprit) {
   std::vector<double> ranks, waits, totals;
   for (const StepAttribution& s : steps) {
-    const Culprit& c = s.decomposition.culprit;
-    if (s.decomposition.warmup || !c.found || c.rank != culprit.rank || c.phase != culprit.phase ||
-        c.layer != culprit.layer)
-      continue;
+    if (s.decomposition.warmup || !same_cause(s.decomposition.culprit, culprit)) continue;
     ranks.push_back(s.waiting_ranks);
     waits.push_back(s.median_wait_ns / 1e6);
     totals.push_back(s.total_wait_ns / 1e6);

@@ -102,7 +102,7 @@ Explanation explain(const MedianStep& baseline, const MedianStep& candidate) {
     x.ms = static_cast<double>(c) / 100.0;
     x.first_divergence = e.culprit.found && x.category == Category::kStraggler &&
                          x.rank == e.culprit.rank && x.phase == e.culprit.phase &&
-                         x.layer == e.culprit.layer;
+                         (e.culprit.layer < 0 || x.layer == e.culprit.layer);
     e.components.push_back(std::move(x));
     explained += c;
   }

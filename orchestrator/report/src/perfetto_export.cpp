@@ -170,7 +170,8 @@ class TraceWriter {
 
   bool is_culprit(const storage::Event& e) const {
     const analysis::RunCulprit& c = a_.culprit;
-    return c.found && e.rank == c.rank && e.layer == c.layer && run_.names[e.name] == c.phase;
+    return c.found && e.rank == c.rank && (c.layer < 0 || e.layer == c.layer) &&
+           run_.names[e.name] == c.phase;
   }
 
   void slice(const Slice& s) {

@@ -24,7 +24,8 @@ struct AttributionOptions {
   double peak_flops_per_device = 0;  // from the configuration's model section; 0 = unknown
   double sample_period_s = 1.0;
   // A (rank, phase, layer) becomes the run's culprit when it is the first divergence in at least
-  // this share of the steady-state steps (hiccups and contention move around; a cause repeats).
+  // this share of the steady-state steps (hiccups and contention move around; a cause repeats);
+  // failing that, a (rank, phase) over all its layers.
   double culprit_min_step_share = 0.5;
 };
 
@@ -43,7 +44,7 @@ struct RunCulprit {
   bool found = false;
   int rank = -1;
   std::string phase;
-  int layer = -1;
+  int layer = -1;  // -1: the phase has no layer, or the cause is in every layer of the phase
   int microbatch = -1;
   int step = -1;  // the first step it was the first divergence in
   int collective = -1;
