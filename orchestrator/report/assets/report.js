@@ -251,7 +251,11 @@
 
   // ---- bisection and scorecard
   function bisection() {
-    if (!data.bisect) { absent("chart-bisect", "No bisection in this experiment's data (run `culprit bisect MANIFEST` to make one)."); return; }
+    if (!data.bisect) {
+      absent("chart-bisect", "No bisection in this experiment's data (run `culprit bisect MANIFEST` to make one).");
+      absent("chart-posterior", "No bisection, so no posterior.");
+      return;
+    }
     var r = data.bisect.result, versions = data.bisect.versions;
     var outcome = {};
     r.steps.forEach(function (s) { outcome[s.version] = s; });
@@ -284,10 +288,40 @@
     var p = d3.select("#chart-bisect").append("p");
     p.text("Bisection " + r.status + ": " + r.message + " Shift first bad − last good: " + fmt(r.shift_ms) + " ms " + interval(r.shift_ci_ms) +
       ", p " + sci(r.p_value) + ", " + r.runs + " run medians used. Untestable/skipped: " + (r.skipped.length ? r.skipped.join(", ") : "none") +
-      (r.candidates.length ? "; candidates: " + r.candidates.join(", ") : "") + ". No posterior: this bisection decides by confidence intervals. Replayed from the stored runs (nothing launched).");
+      ". Replayed from the stored runs (nothing launched).");
+    posterior(r, versions, x, width, margin);
     table("table-bisect", ["order", "version", "kind", "vs last good", "vs first bad", "outcome", "n"], r.steps.map(function (s, i) {
       return [String(i + 1), s.version, s.kind, { cls: s.verdict, text: s.verdict }, s.vs_bad || "–", s.outcome, String(s.n)];
     }));
+  }
+  // The change-point posterior the bisection stopped on: P(version is the first bad one) for its
+  // top candidates, on the same version axis, and P(no step at all) beside it.
+  function posterior(r, versions, x, width, margin) {
+    var cands = (r.candidates || []).filter(function (c) { return c && typeof c.probability === "number"; });
+    if (!cands.length) {
+      absent("chart-posterior", "No posterior recorded (the bisection stopped before measuring inside the range).");
+      return;
+    }
+    var height = 140;
+    var g = svg("chart-posterior", width, height, { top: 16, right: margin.right, bottom: 30, left: margin.left });
+    var y = d3.scale.linear().domain([0, 1]).range([height, 0]);
+    g.append("g").attr("class", "axis").attr("transform", "translate(0," + height + ")").call(d3.svg.axis().scale(x).orient("bottom"));
+    g.append("g").attr("class", "axis").call(d3.svg.axis().scale(y).orient("left").ticks(4).tickFormat(d3.format(".0%")));
+    g.append("text").attr("transform", "rotate(-90)").attr("x", -height / 2).attr("y", -48).attr("text-anchor", "middle").text("P(first bad)");
+    var known = {};
+    versions.forEach(function (v) { known[v.name] = true; });
+    var bar = Math.max(6, Math.min(30, width / Math.max(1, versions.length) / 2));
+    g.selectAll(null).data(cands.filter(function (c) { return known[c.version]; })).enter().append("rect")
+      .attr("class", "posterior-bar").attr("x", function (c) { return x(c.version) - bar / 2; }).attr("width", bar)
+      .attr("y", function (c) { return y(c.probability); }).attr("height", function (c) { return height - y(c.probability); })
+      .attr("fill", function (c) { return c.version === r.first_bad ? "#b2182b" : "#6a51a3"; });
+    g.selectAll(null).data(cands.filter(function (c) { return known[c.version]; })).enter().append("text")
+      .attr("x", function (c) { return x(c.version); }).attr("y", function (c) { return y(c.probability) - 3; })
+      .attr("text-anchor", "middle").text(function (c) { return pct(c.probability, 1); });
+    var held = cands.reduce(function (a, c) { return a + c.probability; }, 0);
+    d3.select("#chart-posterior").append("p").text("Posterior over where the step lies (change-point model over the ordered versions, from every run median): " +
+      cands.map(function (c) { return c.version + " " + pct(c.probability, 1); }).join(", ") +
+      "; no step at all " + pct(r.no_step_probability, 1) + "; the other versions together " + pct(Math.max(0, 1 - held - (r.no_step_probability || 0)), 1) + ".");
   }
   function scorecard() {
     var card = data.scorecard;

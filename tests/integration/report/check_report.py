@@ -19,7 +19,7 @@ NAMESPACES = {"http://www.w3.org/1999/xhtml", "http://www.w3.org/1999/xlink",
               "http://www.w3.org/XML/1998/namespace"}
 CHARTS = ["chart-configs", "chart-waterfall", "chart-activity", "chart-lateness", "chart-excess",
           "chart-scorecard", "chart-timeline", "chart-efficiency"]
-MAY_BE_ABSENT = {"chart-bisect"}  # default: the reference scenario has no bisection
+MAY_BE_ABSENT = {"chart-bisect", "chart-posterior"}  # default: the reference scenario has no bisection
 
 
 def fail(message):
