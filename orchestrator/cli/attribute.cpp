@@ -5,13 +5,13 @@
 #include <optional>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

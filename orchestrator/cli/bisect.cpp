@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "command.hpp"
 #include "culprit/bisect/bisector.hpp"
 #include "culprit/bisect/report.hpp"
 #include "culprit/bisect/store_measurer.hpp"
@@ -10,6 +9,7 @@
 #include "culprit/launch/execute.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

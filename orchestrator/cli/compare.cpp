@@ -7,13 +7,13 @@
 #include <optional>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/report/compare_report.hpp"
 #include "culprit/stats/sampling.hpp"
 #include "culprit/stats/stored.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

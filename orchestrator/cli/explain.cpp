@@ -3,7 +3,6 @@
 #include <iostream>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/analysis/explain.hpp"
 #include "culprit/analysis/reduction.hpp"
 #include "culprit/errors.hpp"
@@ -12,6 +11,7 @@
 #include "culprit/report/reduce_report.hpp"
 #include "culprit/stats/stored.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -6,15 +6,15 @@
 #include <iostream>
 #include <optional>
 
-#include "command.hpp"
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/analysis/stored_runs.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/report/perfetto_export.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -118,15 +118,15 @@ void print_csv(const std::vector<storage::StepExport>& rows) {
   std::cout << "run_id,experiment,config,repetition,step,time_ms,last_rank,warmup\n";
   for (const auto& r : rows) {
     std::cout << fmt::format("{},{},{},{},{},{},{},{}\n", r.run_id, csv_field(r.experiment),
-                             csv_field(r.config), r.repetition, r.step,
-                             manifest::format_number(r.time_ms), r.last_rank, r.warmup ? 1 : 0);
+                             csv_field(r.config), r.repetition, r.step, format_number(r.time_ms),
+                             r.last_rank, r.warmup ? 1 : 0);
   }
 }
 
 void print_json(const std::vector<storage::StepExport>& rows) {
-  manifest::Json::Array list;
+  Json::Array list;
   for (const auto& r : rows) {
-    manifest::Json::Object o;
+    Json::Object o;
     o["run_id"] = r.run_id;
     o["experiment"] = r.experiment;
     o["config"] = r.config;
@@ -137,7 +137,7 @@ void print_json(const std::vector<storage::StepExport>& rows) {
     o["warmup"] = r.warmup;
     list.emplace_back(std::move(o));
   }
-  std::cout << manifest::Json(list).dump() << "\n";
+  std::cout << Json(list).dump() << "\n";
 }
 
 }  // namespace

@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "command.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/import_run.hpp"
 #include "culprit/report/import_report.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

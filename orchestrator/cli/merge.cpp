@@ -2,10 +2,10 @@
 
 #include <iostream>
 
-#include "command.hpp"
-#include "culprit/manifest/json.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/storage/merge.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -29,12 +29,12 @@ void register_merge(CLI::App& app, Outcome& outcome) {
   command->callback([&outcome, o] {
     storage::check_merge_inputs(o->output, o->inputs);
     auto db = storage::open_store(o->output);
-    manifest::Json::Array reports;
+    Json::Array reports;
     for (const auto& input : o->inputs) {
       const auto s = storage::merge_store(*db, input);
       spdlog::info("{}: {} run(s) added, {} replaced, {} kept as they were", input, s.runs_added,
                    s.runs_replaced, s.runs_kept);
-      manifest::Json::Object r;
+      Json::Object r;
       r["input"] = input;
       r["experiments_added"] = s.experiments_added;
       r["configurations_added"] = s.configurations_added;
@@ -44,10 +44,10 @@ void register_merge(CLI::App& app, Outcome& outcome) {
       reports.emplace_back(std::move(r));
     }
     if (o->common.json) {
-      manifest::Json::Object doc;
+      Json::Object doc;
       doc["output"] = o->output;
       doc["inputs"] = reports;
-      std::cout << manifest::Json(doc).dump() << "\n";
+      std::cout << Json(doc).dump() << "\n";
     } else {
       const auto total = db->query_int("SELECT count(*) FROM runs").value_or(0);
       std::cout << fmt::format("merged {} database(s) into {}: {} run(s) stored\n",

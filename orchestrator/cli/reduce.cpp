@@ -5,7 +5,6 @@
 #include <iostream>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/analysis/reduction.hpp"
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
@@ -14,6 +13,7 @@
 #include "culprit/stats/compare.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

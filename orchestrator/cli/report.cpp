@@ -7,11 +7,11 @@
 #include <iostream>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/report/html_report.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <iostream>
 
-#include "command.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/launch/execute.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/report/terminal_text.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -96,24 +96,24 @@ std::string database_path(const RunOptions& o, const manifest::Plan& plan) {
   return "culprit.db";
 }
 
-manifest::Json report_json(const launch::RunReport& r) {
-  manifest::Json::Object o;
+Json report_json(const launch::RunReport& r) {
+  Json::Object o;
   o["id"] = r.run_id;
   o["config"] = r.config;
   o["repetition"] = r.repetition;
   o["attempt"] = r.attempt;
   o["status"] = r.status;
-  o["median_ms"] = r.median_ms ? manifest::Json(*r.median_ms) : manifest::Json();
+  o["median_ms"] = r.median_ms ? Json(*r.median_ms) : Json();
   o["error"] = r.error;
   o["wall_s"] = r.wall_s;
-  return manifest::Json(o);
+  return Json(o);
 }
 
 void print_result(const RunOptions& o, const std::string& db, const launch::ExecuteResult& r) {
   if (o.common.json) {
-    manifest::Json::Array runs;
+    Json::Array runs;
     for (const auto& run : r.runs) runs.push_back(report_json(run));
-    manifest::Json::Object doc;
+    Json::Object doc;
     doc["db"] = db;
     doc["planned"] = r.planned;
     doc["already_ok"] = r.already_ok;
@@ -124,7 +124,7 @@ void print_result(const RunOptions& o, const std::string& db, const launch::Exec
     doc["stop_reason"] = r.stop_reason;
     doc["pending"] = r.pending;
     doc["runs"] = runs;
-    std::cout << manifest::Json(doc).dump() << "\n";
+    std::cout << Json(doc).dump() << "\n";
     return;
   }
   std::cout << fmt::format(

@@ -2,11 +2,11 @@
 
 #include <iostream>
 
-#include "command.hpp"
-#include "culprit/manifest/json.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/report/terminal_text.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -17,21 +17,21 @@ struct RunsOptions {
 };
 
 void print_json(const std::vector<storage::RunSummary>& runs) {
-  manifest::Json::Array list;
+  Json::Array list;
   for (const auto& r : runs) {
-    manifest::Json::Object o;
+    Json::Object o;
     o["id"] = r.id;
     o["config"] = r.config;
     o["repetition"] = r.repetition;
     o["status"] = r.status;
-    o["median_ms"] = r.median_ms ? manifest::Json(*r.median_ms) : manifest::Json();
-    o["started_at"] = r.started_at.empty() ? manifest::Json() : manifest::Json(r.started_at);
+    o["median_ms"] = r.median_ms ? Json(*r.median_ms) : Json();
+    o["started_at"] = r.started_at.empty() ? Json() : Json(r.started_at);
     o["experiment"] = r.experiment;
     o["attempt"] = r.attempt;
     o["error"] = r.error;
     list.emplace_back(std::move(o));
   }
-  std::cout << manifest::Json(list).dump() << "\n";
+  std::cout << Json(list).dump() << "\n";
 }
 
 void print_table(const std::vector<storage::RunSummary>& runs) {

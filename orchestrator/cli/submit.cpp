@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "command.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/launch/command.hpp"
+#include "culprit/launch/launch_command.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/report/sweep_report.hpp"
 #include "culprit/slurm/sweep.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

@@ -5,13 +5,13 @@
 #include <iostream>
 #include <string>
 
-#include "command.hpp"
-#include "culprit/analysis/validate.hpp"
+#include "culprit/analysis/attribution_score.hpp"
 #include "culprit/launch/execute.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/report/validate_report.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {

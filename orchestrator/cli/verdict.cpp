@@ -3,15 +3,15 @@
 
 #include <iostream>
 
-#include "command.hpp"
 #include "culprit/bisect/bisector.hpp"
 #include "culprit/bisect/store_measurer.hpp"
 #include "culprit/bisect/versions.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/execute.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -72,7 +72,7 @@ int judge_checkout(const VerdictOptions& o) {
   }
   const auto& c = judged.comparison;
   if (o.common.json) {
-    manifest::Json::Object doc;
+    Json::Object doc;
     doc["baseline"] = versions->names()[0];
     doc["candidate"] = versions->names()[1];
     doc["verdict"] = judgement;
@@ -80,9 +80,8 @@ int judge_checkout(const VerdictOptions& o) {
     doc["n"] = judged.n;
     doc["shift_ms"] = c.shift;
     doc["relative"] = c.relative;
-    doc["shift_ci_ms"] =
-        c.has_ci ? manifest::Json(manifest::Json::Array{c.shift_lo, c.shift_hi}) : manifest::Json();
-    std::cout << manifest::Json(doc).dump() << "\n";
+    doc["shift_ci_ms"] = c.has_ci ? Json(Json::Array{c.shift_lo, c.shift_hi}) : Json();
+    std::cout << Json(doc).dump() << "\n";
   } else {
     std::cout << fmt::format("{} against {}: {} ({:+.2f} ms, {:+.1f} %, n={}) -> {}\n",
                              versions->names()[1], versions->names()[0], judgement, c.shift,

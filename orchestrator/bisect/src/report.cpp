@@ -2,12 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "culprit/manifest/json.hpp"
+#include "culprit/common/json.hpp"
 
 namespace culprit::bisect {
 namespace {
-
-using manifest::Json;
 
 Json name_or_null(const Result& r, int index) {
   if (index < 0) return Json();

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "culprit/analysis/attribution_score.hpp"
 #include "culprit/analysis/explain.hpp"
 #include "culprit/analysis/figures.hpp"
-#include "culprit/analysis/validate.hpp"
 #include "culprit/bisect/replay.hpp"
 #include "culprit/report/compare_report.hpp"
 #include "culprit/stats/stored.hpp"

@@ -28,9 +28,6 @@ struct CommonOptions {
 void add_json_flag(CLI::App& command, CommonOptions& options);
 void add_db_option(CLI::App& command, CommonOptions& options);
 
-// Reports a subcommand that is not built yet, and fails: nothing may pretend to work.
-int not_implemented(const std::string& name, const std::string& issue);
-
 void register_plan(CLI::App& app, Outcome& outcome);
 void register_run(CLI::App& app, Outcome& outcome);
 void register_runs(CLI::App& app, Outcome& outcome);
