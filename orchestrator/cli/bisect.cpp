@@ -1,8 +1,7 @@
 #include <spdlog/spdlog.h>
 
-#include <iostream>
-
 #include "culprit/bisect/bisector.hpp"
+#include "culprit/bisect/manifest_options.hpp"
 #include "culprit/bisect/report.hpp"
 #include "culprit/bisect/store_measurer.hpp"
 #include "culprit/bisect/versions.hpp"
@@ -34,21 +33,6 @@ class RunLog : public launch::ProgressSink {
     }
   }
 };
-
-std::string database_path(const CommonOptions& o, const manifest::Manifest& m) {
-  if (!o.db.empty()) return o.db;
-  if (!m.settings.db.empty()) return m.settings.db;
-  return "culprit.db";
-}
-
-bisect::Options bisect_options(const manifest::Manifest& m) {
-  bisect::Options o;
-  o.repetitions = m.settings.repetitions;
-  o.max_repetitions = std::max(m.settings.max_repetitions, m.settings.repetitions);
-  o.alpha = m.settings.alpha;
-  o.margin = m.settings.margin;
-  return o;
-}
 
 int exit_code_of(bisect::Status status) {
   switch (status) {
@@ -84,7 +68,7 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
                     "Use the database even though the manifest changed since it was started");
   command->callback([&outcome, o] {
     const auto manifest = manifest::load_manifest(o->manifest);
-    const std::string db_path = database_path(o->common, manifest);
+    const std::string db_path = store_path(o->common, manifest.settings.db);
     const std::string cache = o->cache.empty() ? db_path + ".builds" : o->cache;
     auto versions = bisect::make_version_source(manifest, cache);
     auto db = storage::open_store(db_path);
@@ -94,7 +78,7 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
     RunLog log;
     bisect::StoreMeasurer measurer(*db, manifest, *versions, execute, &log);
     const auto result =
-        bisect::run_bisection(versions->names(), measurer, bisect_options(manifest));
+        bisect::run_bisection(versions->names(), measurer, bisect::options_from(manifest.settings));
 
     bisect::ReportContext context;
     for (int i = 0; i < static_cast<int>(versions->names().size()); ++i) {
@@ -102,11 +86,8 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
     }
     context.new_runs = measurer.new_runs();
     context.experiment = manifest.settings.name;
-    if (o->common.json) {
-      std::cout << bisect::result_json(result, context) << "\n";
-    } else {
-      std::cout << bisect::result_text(result, context);
-    }
+    print(o->common, bisect::result_json(result, context) + "\n",
+          bisect::result_text(result, context));
     outcome.exit_code = exit_code_of(result.status);
   });
 }

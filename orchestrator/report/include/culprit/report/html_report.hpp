@@ -50,4 +50,9 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options);
 std::string report_json(const ReportData& data);
 std::string report_html(const ReportData& data);
 
+// What `culprit report` prints once the page of `experiment` is written to `output`.
+std::string report_written_json(const std::string& experiment, const std::string& output,
+                                std::size_t bytes);
+std::string report_written_text(const std::string& output);
+
 }  // namespace culprit::report
