@@ -2,11 +2,11 @@
 
 #include "culprit/bisect/bisector.hpp"
 #include "culprit/bisect/manifest_options.hpp"
-#include "culprit/bisect/report.hpp"
 #include "culprit/bisect/store_measurer.hpp"
 #include "culprit/bisect/versions.hpp"
 #include "culprit/launch/execute.hpp"
 #include "culprit/manifest/manifest.hpp"
+#include "culprit/report/bisect_report.hpp"
 #include "culprit/storage/store.hpp"
 #include "subcommand.hpp"
 
@@ -54,16 +54,11 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
   auto o = std::make_shared<BisectOptions>();
   command->add_option("MANIFEST", o->manifest, "The experiment manifest with a [bisect] section")
       ->required();
-  add_json_flag(*command, o->common);
-  add_db_option(*command, o->common);
+  add_store_options(*command, o->common);
   command->add_option("--cache", o->cache,
                       "Worktrees, build logs and build outcomes of git commits (default: "
                       "<db>.builds)");
-  command
-      ->add_option("--launcher", o->launcher,
-                   "auto (srun inside a Slurm allocation, mpirun outside), mpirun or srun; "
-                   "overrides [launch] launcher and CULPRIT_LAUNCHER")
-      ->check(CLI::IsMember({"auto", "mpirun", "srun"}));
+  add_launcher_option(*command, o->launcher);
   command->add_flag("--force", o->force,
                     "Use the database even though the manifest changed since it was started");
   command->callback([&outcome, o] {
@@ -80,14 +75,14 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
     const auto result =
         bisect::run_bisection(versions->names(), measurer, bisect::options_from(manifest.settings));
 
-    bisect::ReportContext context;
+    report::BisectContext context;
     for (int i = 0; i < static_cast<int>(versions->names().size()); ++i) {
       context.details.push_back(versions->detail(i));
     }
     context.new_runs = measurer.new_runs();
     context.experiment = manifest.settings.name;
-    print(o->common, bisect::result_json(result, context) + "\n",
-          bisect::result_text(result, context));
+    print(o->common, report::bisect_json(result, context) + "\n",
+          report::bisect_text(result, context));
     outcome.exit_code = exit_code_of(result.status);
   });
 }
