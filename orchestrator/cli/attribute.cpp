@@ -1,17 +1,16 @@
 // `culprit attribute`: blind attribution of one run (from the store or straight from a run
 // file): per step the last arriver, the first unexplained divergence and the decomposition;
 // per run the culprit, its symptom, delay costs, what-if and efficiency ratios.
-#include <iostream>
 #include <optional>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -36,8 +35,7 @@ int attribute(const AttributeArgs& args) {
     if (!args.run_file.empty()) {
       run = storage::load_run_file(args.run_file);
     } else {
-      auto store =
-          storage::open_existing_store(args.common.db.empty() ? "culprit.db" : args.common.db);
+      auto store = open_existing(args.common);
       run = storage::load_run(*store, *args.run_id);
       if (run.events.empty()) {
         const std::string id = std::to_string(*args.run_id);
@@ -56,8 +54,7 @@ int attribute(const AttributeArgs& args) {
     throw UsageError(e.what());
   }
   const analysis::RunAttribution result = analysis::attribute_run(run, options);
-  std::cout << (args.common.json ? report::attribution_json(result) + "\n"
-                                 : report::attribution_text(result));
+  print(args.common, report::attribution_json(result) + "\n", report::attribution_text(result));
   return exit_code::kOk;
 }
 

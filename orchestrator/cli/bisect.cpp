@@ -1,15 +1,14 @@
 #include <spdlog/spdlog.h>
 
-#include <iostream>
-
-#include "command.hpp"
 #include "culprit/bisect/bisector.hpp"
-#include "culprit/bisect/report.hpp"
+#include "culprit/bisect/manifest_options.hpp"
 #include "culprit/bisect/store_measurer.hpp"
 #include "culprit/bisect/versions.hpp"
 #include "culprit/launch/execute.hpp"
 #include "culprit/manifest/manifest.hpp"
+#include "culprit/report/bisect_report.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -35,21 +34,6 @@ class RunLog : public launch::ProgressSink {
   }
 };
 
-std::string database_path(const CommonOptions& o, const manifest::Manifest& m) {
-  if (!o.db.empty()) return o.db;
-  if (!m.settings.db.empty()) return m.settings.db;
-  return "culprit.db";
-}
-
-bisect::Options bisect_options(const manifest::Manifest& m) {
-  bisect::Options o;
-  o.repetitions = m.settings.repetitions;
-  o.max_repetitions = std::max(m.settings.max_repetitions, m.settings.repetitions);
-  o.alpha = m.settings.alpha;
-  o.margin = m.settings.margin;
-  return o;
-}
-
 int exit_code_of(bisect::Status status) {
   switch (status) {
     case bisect::Status::kFound:
@@ -70,21 +54,16 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
   auto o = std::make_shared<BisectOptions>();
   command->add_option("MANIFEST", o->manifest, "The experiment manifest with a [bisect] section")
       ->required();
-  add_json_flag(*command, o->common);
-  add_db_option(*command, o->common);
+  add_store_options(*command, o->common);
   command->add_option("--cache", o->cache,
                       "Worktrees, build logs and build outcomes of git commits (default: "
                       "<db>.builds)");
-  command
-      ->add_option("--launcher", o->launcher,
-                   "auto (srun inside a Slurm allocation, mpirun outside), mpirun or srun; "
-                   "overrides [launch] launcher and CULPRIT_LAUNCHER")
-      ->check(CLI::IsMember({"auto", "mpirun", "srun"}));
+  add_launcher_option(*command, o->launcher);
   command->add_flag("--force", o->force,
                     "Use the database even though the manifest changed since it was started");
   command->callback([&outcome, o] {
     const auto manifest = manifest::load_manifest(o->manifest);
-    const std::string db_path = database_path(o->common, manifest);
+    const std::string db_path = store_path(o->common, manifest.settings.db);
     const std::string cache = o->cache.empty() ? db_path + ".builds" : o->cache;
     auto versions = bisect::make_version_source(manifest, cache);
     auto db = storage::open_store(db_path);
@@ -94,19 +73,16 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
     RunLog log;
     bisect::StoreMeasurer measurer(*db, manifest, *versions, execute, &log);
     const auto result =
-        bisect::run_bisection(versions->names(), measurer, bisect_options(manifest));
+        bisect::run_bisection(versions->names(), measurer, bisect::options_from(manifest.settings));
 
-    bisect::ReportContext context;
+    report::BisectContext context;
     for (int i = 0; i < static_cast<int>(versions->names().size()); ++i) {
       context.details.push_back(versions->detail(i));
     }
     context.new_runs = measurer.new_runs();
     context.experiment = manifest.settings.name;
-    if (o->common.json) {
-      std::cout << bisect::result_json(result, context) << "\n";
-    } else {
-      std::cout << bisect::result_text(result, context);
-    }
+    print(o->common, report::bisect_json(result, context) + "\n",
+          report::bisect_text(result, context));
     outcome.exit_code = exit_code_of(result.status);
   });
 }

@@ -1,19 +1,18 @@
 // `culprit compare`: the baseline against every other configuration of an experiment (or one
 // named pair): medians with CIs, Hodges–Lehmann shift with CI, p-value, verdict.
 #include <spdlog/spdlog.h>
-#include <algorithm>
 
 #include <iostream>
 #include <optional>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/report/compare_report.hpp"
-#include "culprit/stats/sampling.hpp"
 #include "culprit/stats/stored.hpp"
+#include "culprit/stats/stored_looks.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -42,29 +41,12 @@ StatsSettings settings_from(const manifest::ExperimentSettings& s, const std::st
   return {s.alpha, s.margin, 1, source, s.repetitions, s.max_repetitions};
 }
 
-// The looks the stored runs show, not the ones max_repetitions would allow: `culprit run` makes
-// `repetitions` runs per configuration in one look; only bisect / verdict add runs in blocks.
-// K = the planned looks up to the most runs any configuration has (1 for a plain run).
-int looks_taken(const StatsSettings& s, const stats::StoredExperiment& experiment) {
-  int most = 0;
-  for (const auto& c : experiment.configs) {
-    most = std::max(most, static_cast<int>(c.medians_ms.size()));
-  }
-  stats::SamplingPlan plan;
-  plan.repetitions = std::max(s.repetitions, 1);
-  plan.max_repetitions = std::min(most, std::max(s.max_repetitions, s.repetitions));
-  plan.alpha = s.alpha;
-  return stats::planned_looks(plan);
-}
-
 int run_compare(const CompareArgs& args) {
   std::optional<manifest::Manifest> loaded;
   if (!args.manifest.empty()) loaded = manifest::load_manifest(args.manifest);
 
-  std::string db = args.common.db;
-  if (db.empty() && loaded && !loaded->settings.db.empty()) db = loaded->settings.db;
-  if (db.empty()) db = "culprit.db";
-  auto store = storage::open_existing_store(db);
+  auto store =
+      storage::open_existing_store(store_path(args.common, loaded ? loaded->settings.db : ""));
 
   const std::string experiment_name =
       !args.experiment.empty() ? args.experiment : (loaded ? loaded->settings.name : "");
@@ -85,27 +67,26 @@ int run_compare(const CompareArgs& args) {
           experiment.name, e.what());
     }
   }
-  settings.looks = looks_taken(settings, experiment);
   if (args.alpha) settings.alpha = *args.alpha;
   if (args.margin) settings.margin = *args.margin;
+  const stats::LookAlpha look = stats::alpha_per_look(experiment, settings.repetitions,
+                                                      settings.max_repetitions, settings.alpha);
+  settings.looks = look.looks;
 
   stats::ComparisonRequest request;
   request.baseline_label = args.baseline;
   request.candidate_label = args.candidate;
-  request.options.alpha = settings.alpha / settings.looks;
+  request.options.alpha = look.alpha;
   request.options.margin = settings.margin;
   const stats::StoredComparisons result = stats::compare_stored(experiment, request);
 
-  if (args.common.json) {
-    const bool single_pair = !args.candidate.empty();
-    std::cout << (single_pair
-                      ? report::compare_pair_json(result.experiment, result.comparisons.front())
-                      : report::compare_json(result))
-              << "\n";
+  const report::CompareSettings shown{settings.alpha, settings.looks, request.options.alpha,
+                                      settings.margin, settings.source};
+  const bool single_pair = !args.candidate.empty();
+  if (args.common.json && single_pair) {
+    std::cout << report::compare_pair_json(result.experiment, result.comparisons.front()) << "\n";
   } else {
-    std::cout << report::compare_text(
-        result,
-        {settings.alpha, settings.looks, request.options.alpha, settings.margin, settings.source});
+    print(args.common, report::compare_json(result) + "\n", report::compare_text(result, shown));
   }
   return exit_code::kOk;
 }

@@ -3,7 +3,6 @@
 #include <iostream>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/analysis/explain.hpp"
 #include "culprit/analysis/reduction.hpp"
 #include "culprit/errors.hpp"
@@ -12,6 +11,7 @@
 #include "culprit/report/reduce_report.hpp"
 #include "culprit/stats/stored.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -29,11 +29,10 @@ int explain(const ExplainArgs& args) {
         "explain takes no configuration (baseline vs every other one) or two: "
         "BASELINE CANDIDATE");
   }
-  auto store = storage::open_existing_store(args.common.db.empty() ? "culprit.db" : args.common.db);
+  auto store = open_existing(args.common);
   const analysis::StoredExplanations result =
       analysis::explain_stored(*store, args.experiment, args.baseline, args.candidate, {});
-  std::cout << (args.common.json ? report::explain_json(result) + "\n"
-                                 : report::explain_text(result));
+  print(args.common, report::explain_json(result) + "\n", report::explain_text(result));
   if (!args.common.json) {
     // A reduced experiment (`culprit reduce`) knows the change it was made to reproduce.
     const stats::StoredExperiment experiment =

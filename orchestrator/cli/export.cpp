@@ -1,20 +1,18 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
-#include "command.hpp"
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/report/perfetto_export.hpp"
+#include "culprit/report/store_listings.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -72,15 +70,7 @@ void write_output(const std::string& path, const std::string& text) {
     std::cout << text << "\n";
     return;
   }
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError("cannot write '" + temp + "': check that its folder exists");
-    out << text << "\n";
-    out.close();
-    if (!out) throw UsageError("writing '" + temp + "' failed (disk full?)");
-  }
-  std::filesystem::rename(temp, path);
+  write_file(path, text + "\n");
 }
 
 // One run as Chrome trace-event JSON on the aligned clock (Perfetto, chrome://tracing).
@@ -101,43 +91,6 @@ void export_perfetto(storage::Db& db, const ExportOptions& o) {
   options.peak_flops_per_device = analysis::configured_peak_flops(db, *o.run);
   const analysis::RunAttribution attribution = analysis::attribute_run(run, options);
   write_output(o.output, report::perfetto_trace(run, attribution, filter));
-}
-
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-void print_csv(const std::vector<storage::StepExport>& rows) {
-  std::cout << "run_id,experiment,config,repetition,step,time_ms,last_rank,warmup\n";
-  for (const auto& r : rows) {
-    std::cout << fmt::format("{},{},{},{},{},{},{},{}\n", r.run_id, csv_field(r.experiment),
-                             csv_field(r.config), r.repetition, r.step,
-                             manifest::format_number(r.time_ms), r.last_rank, r.warmup ? 1 : 0);
-  }
-}
-
-void print_json(const std::vector<storage::StepExport>& rows) {
-  manifest::Json::Array list;
-  for (const auto& r : rows) {
-    manifest::Json::Object o;
-    o["run_id"] = r.run_id;
-    o["experiment"] = r.experiment;
-    o["config"] = r.config;
-    o["repetition"] = r.repetition;
-    o["step"] = r.step;
-    o["time_ms"] = r.time_ms;
-    o["last_rank"] = r.last_rank;
-    o["warmup"] = r.warmup;
-    list.emplace_back(std::move(o));
-  }
-  std::cout << manifest::Json(list).dump() << "\n";
 }
 
 }  // namespace
@@ -162,7 +115,7 @@ void register_export(CLI::App& app, Outcome& outcome) {
       throw UsageError("--json and --format " + o->format +
                        " ask for two formats: pass one of them (--json is --format json)");
     }
-    auto db = storage::open_existing_store(o->common.db.empty() ? "culprit.db" : o->common.db);
+    auto db = open_existing(o->common);
     if (o->format == "perfetto") {
       export_perfetto(*db, *o);
       outcome.exit_code = exit_code::kOk;
@@ -170,7 +123,8 @@ void register_export(CLI::App& app, Outcome& outcome) {
     }
     storage::check_experiment_exists(*db, o->experiment);
     const auto rows = storage::export_steps(*db, o->experiment);
-    (o->common.json || o->format == "json") ? print_json(rows) : print_csv(rows);
+    std::cout << ((o->common.json || o->format == "json") ? report::steps_json(rows)
+                                                          : report::steps_csv(rows));
     outcome.exit_code = exit_code::kOk;
   });
 }

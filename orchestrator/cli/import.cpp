@@ -1,12 +1,12 @@
 // `culprit import`: profiler traces (one file per rank, or folders of them) -> one stored run.
-#include <iostream>
 #include <string>
 #include <vector>
 
-#include "command.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/import_run.hpp"
 #include "culprit/report/import_report.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -23,19 +23,6 @@ struct ImportArgs {
   std::vector<std::string> argv;
 };
 
-std::string argv_json(const std::vector<std::string>& argv) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < argv.size(); ++i) {
-    out += i ? ",\"" : "\"";
-    for (char c : argv[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (static_cast<unsigned char>(c) >= 0x20) out += c;
-    }
-    out += "\"";
-  }
-  return out + "]";
-}
-
 int run_import(const ImportArgs& args) {
   if (args.warmup < 0) throw UsageError("--warmup must be 0 or more");
   importers::ImportOptions options;
@@ -45,11 +32,11 @@ int run_import(const ImportArgs& args) {
   options.warmup_steps = args.warmup;
   options.partial = args.partial;
   if (!args.step_pattern.empty()) options.steps.pattern = args.step_pattern;
-  const std::string db = args.common.db.empty() ? "culprit.db" : args.common.db;
+  const std::string db = store_path(args.common);
   std::vector<std::string> argv = {"culprit", "import"};
   argv.insert(argv.end(), args.argv.begin(), args.argv.end());
-  const launch::ImportOutcome outcome =
-      launch::import_into_store(db, args.paths, options, argv_json(argv));
+  const launch::ImportOutcome outcome = launch::import_into_store(
+      db, args.paths, options, Json(Json::Array(argv.begin(), argv.end())).dump());
   report::ImportReport r;
   r.run_id = outcome.stored.run_id;
   r.experiment = args.experiment;
@@ -58,7 +45,7 @@ int run_import(const ImportArgs& args) {
   r.repetition = outcome.stored.repetition;
   r.median_ms = outcome.stored.median_ms.value_or(0.0);
   r.summary = outcome.summary;
-  std::cout << (args.common.json ? report::import_json(r) + "\n" : report::import_text(r));
+  print(args.common, report::import_json(r) + "\n", report::import_text(r));
   if (!outcome.stored.error.empty()) {
     throw RunError("run " + std::to_string(r.run_id) +
                    " was stored as failed: " + outcome.stored.error);

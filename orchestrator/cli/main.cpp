@@ -7,10 +7,10 @@
 #include <exception>
 #include <iostream>
 
-#include "command.hpp"
 #include "culprit/build_info.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/interrupt.hpp"
+#include "subcommand.hpp"
 
 namespace {
 

@@ -2,10 +2,10 @@
 
 #include <iostream>
 
-#include "command.hpp"
-#include "culprit/manifest/json.hpp"
+#include "culprit/report/store_listings.hpp"
 #include "culprit/storage/merge.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -29,29 +29,18 @@ void register_merge(CLI::App& app, Outcome& outcome) {
   command->callback([&outcome, o] {
     storage::check_merge_inputs(o->output, o->inputs);
     auto db = storage::open_store(o->output);
-    manifest::Json::Array reports;
+    std::vector<report::MergedInput> merged;
     for (const auto& input : o->inputs) {
       const auto s = storage::merge_store(*db, input);
       spdlog::info("{}: {} run(s) added, {} replaced, {} kept as they were", input, s.runs_added,
                    s.runs_replaced, s.runs_kept);
-      manifest::Json::Object r;
-      r["input"] = input;
-      r["experiments_added"] = s.experiments_added;
-      r["configurations_added"] = s.configurations_added;
-      r["runs_added"] = s.runs_added;
-      r["runs_replaced"] = s.runs_replaced;
-      r["runs_kept"] = s.runs_kept;
-      reports.emplace_back(std::move(r));
+      merged.push_back({input, s});
     }
     if (o->common.json) {
-      manifest::Json::Object doc;
-      doc["output"] = o->output;
-      doc["inputs"] = reports;
-      std::cout << manifest::Json(doc).dump() << "\n";
+      std::cout << report::merge_json(o->output, merged);
     } else {
       const auto total = db->query_int("SELECT count(*) FROM runs").value_or(0);
-      std::cout << fmt::format("merged {} database(s) into {}: {} run(s) stored\n",
-                               o->inputs.size(), o->output, total);
+      std::cout << report::merge_text(o->output, merged, total);
     }
     outcome.exit_code = exit_code::kOk;
   });

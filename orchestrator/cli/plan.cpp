@@ -1,9 +1,9 @@
 #include <iostream>
 
-#include "command.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/plan_render.hpp"
 #include "culprit/manifest/planner.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 

@@ -1,11 +1,7 @@
 // `culprit reduce`: from a baseline and a candidate run (measured, simulated or imported) to a
 // small controlled experiment that injects the blamed causes into a calibrated model of the job.
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/analysis/reduction.hpp"
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
@@ -14,6 +10,7 @@
 #include "culprit/stats/compare.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -29,20 +26,8 @@ struct ReduceArgs {
   int repetitions = 10;
 };
 
-void write_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError("cannot write " + temp + ": check that the folder exists");
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("writing " + temp + " failed (disk full?)");
-  }
-  std::filesystem::rename(temp, path);
-}
-
 int reduce(const ReduceArgs& args) {
-  const std::string db = args.common.db.empty() ? "culprit.db" : args.common.db;
+  const std::string db = store_path(args.common);
   auto store = storage::open_existing_store(db);
   storage::RunData baseline, candidate;
   try {
@@ -75,8 +60,8 @@ int reduce(const ReduceArgs& args) {
   // The manifest must be one `culprit run` accepts: check it with the same parser first.
   manifest::parse_manifest(text, args.output);
   write_file(args.output, text);
-  std::cout << (args.common.json ? report::reduce_summary_json(reduction, args.output)
-                                 : report::reduce_summary_text(reduction, args.output));
+  print(args.common, report::reduce_summary_json(reduction, args.output),
+        report::reduce_summary_text(reduction, args.output));
   return exit_code::kOk;
 }
 

@@ -2,16 +2,12 @@
 // experiment (configurations, explain, ranks x steps, validation, timeline, efficiency).
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <string>
 
-#include "command.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/report/html_report.hpp"
-#include "culprit/report/json_writer.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -22,22 +18,8 @@ struct ReportArgs {
   std::string output = "report.html";
 };
 
-// Written to a temporary name, then renamed: a reader never sees half a page.
-void write_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw UsageError("cannot write '" + temp + "': check that its folder exists and is writable");
-    out << text;
-    out.close();
-    if (!out) throw UsageError("writing '" + temp + "' failed (disk full?)");
-  }
-  std::filesystem::rename(temp, path);
-}
-
 int make_report(const ReportArgs& args) {
-  auto store = storage::open_existing_store(args.common.db.empty() ? "culprit.db" : args.common.db);
+  auto store = open_existing(args.common);
   report::ReportOptions options;
   options.experiment = args.experiment;
   const report::ReportData data = report::collect_report(*store, options);
@@ -45,17 +27,8 @@ int make_report(const ReportArgs& args) {
   write_file(args.output, html);
   spdlog::info("report of experiment '{}' written to {} ({:.1f} MB)", data.experiment, args.output,
                static_cast<double>(html.size()) / 1e6);
-  if (args.common.json) {
-    report::JsonWriter json;
-    json.begin_object()
-        .field("experiment", data.experiment)
-        .field("output", args.output)
-        .field("bytes", static_cast<std::int64_t>(html.size()))
-        .end_object();
-    std::cout << json.str() << "\n";
-  } else {
-    std::cout << "report written to " << std::filesystem::absolute(args.output).string() << "\n";
-  }
+  print(args.common, report::report_written_json(data.experiment, args.output, html.size()),
+        report::report_written_text(args.output));
   return exit_code::kOk;
 }
 

@@ -1,17 +1,15 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
-#include <iostream>
 
-#include "command.hpp"
 #include "culprit/launch/execute.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
+#include "culprit/report/run_report.hpp"
 #include "culprit/report/terminal_text.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -33,11 +31,6 @@ std::string duration_text(double seconds) {
   if (s < 60) return std::to_string(s) + "s";
   if (s < 3600) return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
   return std::to_string(s / 3600) + "h" + std::to_string(s % 3600 / 60) + "m";
-}
-
-std::string outcome_text(const launch::RunReport& r) {
-  if (r.status == "ok") return fmt::format("ok, median {:.3f} ms", r.median_ms.value_or(NAN));
-  return r.status + ": " + r.error;
 }
 
 // A live line on a terminal; one log line per finished run otherwise (CI logs, pipes).
@@ -63,7 +56,7 @@ class SweepProgress : public launch::ProgressSink {
     if (live_) std::fputs("\r\033[K", stderr);
     const std::string line = fmt::format("[{}/{}] {} #{} (run {}): {} ({:.1f} s)", p.index, p.total,
                                          report::printable(p.config), p.repetition, r.run_id,
-                                         report::printable(outcome_text(r)), r.wall_s);
+                                         report::printable(report::run_outcome_text(r)), r.wall_s);
     if (!r.warning.empty()) spdlog::warn("run {}: {}", r.run_id, r.warning);
     if (r.status == "ok") {
       spdlog::info("{}", line);
@@ -89,68 +82,6 @@ class SweepProgress : public launch::ProgressSink {
   }
   bool live_;
 };
-
-std::string database_path(const RunOptions& o, const manifest::Plan& plan) {
-  if (!o.common.db.empty()) return o.common.db;
-  if (!plan.settings.db.empty()) return plan.settings.db;  // relative to the working directory
-  return "culprit.db";
-}
-
-manifest::Json report_json(const launch::RunReport& r) {
-  manifest::Json::Object o;
-  o["id"] = r.run_id;
-  o["config"] = r.config;
-  o["repetition"] = r.repetition;
-  o["attempt"] = r.attempt;
-  o["status"] = r.status;
-  o["median_ms"] = r.median_ms ? manifest::Json(*r.median_ms) : manifest::Json();
-  o["error"] = r.error;
-  o["wall_s"] = r.wall_s;
-  return manifest::Json(o);
-}
-
-void print_result(const RunOptions& o, const std::string& db, const launch::ExecuteResult& r) {
-  if (o.common.json) {
-    manifest::Json::Array runs;
-    for (const auto& run : r.runs) runs.push_back(report_json(run));
-    manifest::Json::Object doc;
-    doc["db"] = db;
-    doc["planned"] = r.planned;
-    doc["already_ok"] = r.already_ok;
-    doc["interrupted"] = r.interrupted;
-    doc["executed"] = static_cast<int>(r.runs.size());
-    doc["not_ok"] = r.not_ok;
-    doc["stopped_early"] = r.stopped_early;
-    doc["stop_reason"] = r.stop_reason;
-    doc["pending"] = r.pending;
-    doc["runs"] = runs;
-    std::cout << manifest::Json(doc).dump() << "\n";
-    return;
-  }
-  std::cout << fmt::format(
-      "{} planned run(s) in {}: {} ok, {} not ok ({} executed now, {} already "
-      "ok{})\n",
-      r.planned, db, r.planned - r.not_ok, r.not_ok, r.runs.size(), r.already_ok,
-      r.stopped_early ? ", stopped: " + r.stop_reason : std::string());
-  bool failed_kept = false;
-  for (const auto& run : r.runs) {
-    if (run.status != "ok") {
-      std::cout << fmt::format("  run {} {} #{}: {}\n", run.run_id, report::printable(run.config),
-                               run.repetition, report::printable(outcome_text(run)));
-      failed_kept = failed_kept || run.status != "interrupted";
-    }
-  }
-  if (r.pending > 0) {
-    std::cout << fmt::format("{} run(s) left pending: `culprit run {}` again continues\n",
-                             r.pending, o.manifest);
-  }
-  if (failed_kept || r.not_ok > r.pending) {
-    std::cout << fmt::format(
-        "failed runs are kept as they are: fix the cause, then `culprit run {} --retry-failed` "
-        "runs them again\n",
-        o.manifest);
-  }
-}
 
 }  // namespace
 
@@ -189,11 +120,12 @@ void register_run(CLI::App& app, Outcome& outcome) {
     options.launch = launch::detect_launch_environment(plan.settings.launch, o->launcher);
     spdlog::debug("launcher: {} ({}: {})", options.launch.use_srun ? "srun" : "mpirun",
                   options.launch.launcher_source, options.launch.launcher_choice);
-    const std::string db_path = database_path(*o, plan);
+    const std::string db_path = store_path(o->common, plan.settings.db);
     auto db = storage::open_store(db_path);
     SweepProgress progress;
     const auto result = launch::execute_plan(*db, plan, options, &progress);
-    print_result(*o, db_path, result);
+    print(o->common, report::run_result_json(db_path, result),
+          report::run_result_text(db_path, o->manifest, result));
     outcome.exit_code = result.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
   });
 }

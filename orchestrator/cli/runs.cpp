@@ -1,12 +1,7 @@
-#include <fmt/format.h>
-
-#include <iostream>
-
-#include "command.hpp"
-#include "culprit/manifest/json.hpp"
-#include "culprit/report/terminal_text.hpp"
+#include "culprit/report/store_listings.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -15,35 +10,6 @@ struct RunsOptions {
   CommonOptions common;
   std::string experiment;
 };
-
-void print_json(const std::vector<storage::RunSummary>& runs) {
-  manifest::Json::Array list;
-  for (const auto& r : runs) {
-    manifest::Json::Object o;
-    o["id"] = r.id;
-    o["config"] = r.config;
-    o["repetition"] = r.repetition;
-    o["status"] = r.status;
-    o["median_ms"] = r.median_ms ? manifest::Json(*r.median_ms) : manifest::Json();
-    o["started_at"] = r.started_at.empty() ? manifest::Json() : manifest::Json(r.started_at);
-    o["experiment"] = r.experiment;
-    o["attempt"] = r.attempt;
-    o["error"] = r.error;
-    list.emplace_back(std::move(o));
-  }
-  std::cout << manifest::Json(list).dump() << "\n";
-}
-
-void print_table(const std::vector<storage::RunSummary>& runs) {
-  std::cout << fmt::format("{:>6}  {:<28} {:>4}  {:<11} {:>12}  {:<24} {}\n", "id", "config", "rep",
-                           "status", "median_ms", "started_at", "error");
-  for (const auto& r : runs) {
-    std::cout << fmt::format("{:>6}  {:<28} {:>4}  {:<11} {:>12}  {:<24} {}\n", r.id,
-                             report::printable(r.config), r.repetition, r.status,
-                             r.median_ms ? fmt::format("{:.3f}", *r.median_ms) : "-",
-                             r.started_at.empty() ? "-" : r.started_at, report::printable(r.error));
-  }
-}
 
 }  // namespace
 
@@ -55,10 +21,10 @@ void register_runs(CLI::App& app, Outcome& outcome) {
   add_db_option(*command, o->common);
   command->add_option("--experiment", o->experiment, "Only the runs of this experiment (name)");
   command->callback([&outcome, o] {
-    auto db = storage::open_existing_store(o->common.db.empty() ? "culprit.db" : o->common.db);
+    auto db = open_existing(o->common);
     storage::check_experiment_exists(*db, o->experiment);
     const auto runs = storage::list_runs(*db, o->experiment);
-    o->common.json ? print_json(runs) : print_table(runs);
+    print(o->common, report::runs_json(runs), report::runs_text(runs));
     outcome.exit_code = exit_code::kOk;
   });
 }

@@ -4,15 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 
-#include "command.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/launch/command.hpp"
+#include "culprit/launch/launch_command.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/report/sweep_report.hpp"
 #include "culprit/slurm/sweep.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -29,12 +28,6 @@ struct SubmitOptions {
   bool oversubscribe = false;
   std::vector<std::string> sbatch_args;
 };
-
-std::string database_path(const SubmitOptions& o, const manifest::Plan& plan) {
-  if (!o.common.db.empty()) return o.common.db;
-  if (!plan.settings.db.empty()) return plan.settings.db;
-  return "culprit.db";
-}
 
 int wait_and_report(const SubmitOptions& o, const manifest::Plan& plan,
                     const slurm::Submission& sub) {
@@ -55,8 +48,7 @@ int wait_and_report(const SubmitOptions& o, const manifest::Plan& plan,
     last = state;
   });
   if (live) std::fputs("\n", stderr);
-  std::cout << (o.common.json ? report::sweep_status_json(status, sub)
-                              : report::sweep_status_text(status, sub));
+  print(o.common, report::sweep_status_json(status, sub), report::sweep_status_text(status, sub));
   return status.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
 }
 
@@ -89,7 +81,7 @@ void register_submit(CLI::App& app, Outcome& outcome) {
   status->excludes(resume);
   command->callback([&outcome, o] {
     const auto plan = manifest::make_plan(manifest::load_manifest(o->manifest));
-    const std::string db = database_path(*o, plan);
+    const std::string db = store_path(o->common, plan.settings.db);
     if (o->status || o->resume) {
       auto sub = slurm::load_submission(db);
       if (o->resume) {
@@ -103,8 +95,7 @@ void register_submit(CLI::App& app, Outcome& outcome) {
         }
       }
       const auto s = slurm::sweep_status(plan, sub);
-      std::cout << (o->common.json ? report::sweep_status_json(s, sub)
-                                   : report::sweep_status_text(s, sub));
+      print(o->common, report::sweep_status_json(s, sub), report::sweep_status_text(s, sub));
       outcome.exit_code = exit_code::kOk;
       return;
     }
@@ -127,7 +118,7 @@ void register_submit(CLI::App& app, Outcome& outcome) {
       outcome.exit_code = wait_and_report(*o, plan, sub);
       return;
     }
-    std::cout << (o->common.json ? report::submission_json(sub) : report::submission_text(sub));
+    print(o->common, report::submission_json(sub), report::submission_text(sub));
     outcome.exit_code = exit_code::kOk;
   });
 }

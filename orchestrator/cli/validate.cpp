@@ -2,16 +2,15 @@
 // no-injection controls, attributes every run blind, and scores the answers against the truth.
 #include <spdlog/spdlog.h>
 
-#include <iostream>
 #include <string>
 
-#include "command.hpp"
-#include "culprit/analysis/validate.hpp"
+#include "culprit/analysis/attribution_score.hpp"
 #include "culprit/launch/execute.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/report/validate_report.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
@@ -23,18 +22,14 @@ struct ValidateArgs {
 
 int validate(const ValidateArgs& args) {
   const manifest::Plan plan = manifest::make_plan(manifest::load_manifest(args.manifest));
-  const std::string db_path = !args.common.db.empty()     ? args.common.db
-                              : !plan.settings.db.empty() ? plan.settings.db
-                                                          : "culprit.db";
-  auto store = storage::open_store(db_path);
+  auto store = storage::open_store(store_path(args.common, plan.settings.db));
   launch::ExecuteOptions options;
   options.launch = launch::detect_launch_environment(plan.settings.launch);
   const launch::ExecuteResult executed = launch::execute_plan(*store, plan, options);
   spdlog::info("{} planned run(s): {} run now, {} reused, {} not ok", executed.planned,
                executed.runs.size(), executed.already_ok, executed.not_ok);
   const analysis::Scorecard card = analysis::score_experiment(*store, plan.settings.name, {});
-  std::cout << (args.common.json ? report::validate_json(card) + "\n"
-                                 : report::validate_text(card));
+  print(args.common, report::validate_json(card) + "\n", report::validate_text(card));
   return executed.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
 }
 

@@ -3,25 +3,20 @@
 
 #include <iostream>
 
-#include "command.hpp"
 #include "culprit/bisect/bisector.hpp"
+#include "culprit/bisect/git_verdict.hpp"
+#include "culprit/bisect/manifest_options.hpp"
 #include "culprit/bisect/store_measurer.hpp"
 #include "culprit/bisect/versions.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/execute.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/manifest/manifest.hpp"
+#include "culprit/report/verdict_report.hpp"
 #include "culprit/storage/store.hpp"
+#include "subcommand.hpp"
 
 namespace culprit::cli {
 namespace {
-
-// `git bisect run` reads 0 as good, 1..127 except 125 as bad, 125 as skip, and aborts the
-// bisection above 127: anything that is not a judgement of this commit must abort it.
-constexpr int kGood = 0;
-constexpr int kBad = 1;
-constexpr int kSkip = 125;
-constexpr int kAbort = 128;
 
 struct VerdictOptions {
   CommonOptions common;
@@ -33,9 +28,7 @@ struct VerdictOptions {
 
 int judge_checkout(const VerdictOptions& o) {
   const auto manifest = manifest::load_manifest(o.manifest);
-  const std::string db_path = !o.common.db.empty()            ? o.common.db
-                              : !manifest.settings.db.empty() ? manifest.settings.db
-                                                              : "culprit.db";
+  const std::string db_path = store_path(o.common, manifest.settings.db);
   const std::string cache = o.cache.empty() ? db_path + ".builds" : o.cache;
   const std::string checkout = o.checkout.empty() ? bisect::git_repository(manifest) : o.checkout;
   auto versions = bisect::make_checkout_source(manifest, cache, checkout);
@@ -44,11 +37,7 @@ int judge_checkout(const VerdictOptions& o) {
   execute.force = o.force;
   execute.launch = launch::detect_launch_environment(manifest.settings.launch);
   bisect::StoreMeasurer measurer(*db, manifest, *versions, execute);
-  bisect::Options options;
-  options.repetitions = manifest.settings.repetitions;
-  options.max_repetitions = std::max(manifest.settings.max_repetitions, options.repetitions);
-  options.alpha = manifest.settings.alpha;
-  options.margin = manifest.settings.margin;
+  const bisect::Options options = bisect::options_from(manifest.settings);
 
   try {
     measurer.samples(0, options.repetitions);
@@ -56,42 +45,22 @@ int judge_checkout(const VerdictOptions& o) {
     throw RunError("the baseline (good commit " + versions->names()[0] +
                    ") cannot be measured: " + std::string(e.what()));
   }
-  std::string judgement;
-  int code = kSkip;
-  bisect::PairJudgement judged;
+  report::VerdictReport r;
+  r.baseline = versions->names()[0];
+  r.candidate = versions->names()[1];
+  r.exit = bisect::git_bisect::kSkip;
   try {
-    judged = bisect::judge_pair(measurer, 0, 1, options);
-    const auto v = judged.comparison.verdict;
-    code = v == stats::Verdict::kRegressed      ? kBad
-           : v == stats::Verdict::kInconclusive ? kSkip
-                                                : kGood;
-    judgement = stats::verdict_name(v);
+    const bisect::PairJudgement judged = bisect::judge_pair(measurer, 0, 1, options);
+    r.comparison = judged.comparison;
+    r.n = judged.n;
+    r.exit = bisect::git_bisect::exit_code(r.comparison.verdict);
+    r.verdict = stats::verdict_name(r.comparison.verdict);
   } catch (const bisect::Untestable& e) {
-    judgement = "untestable";
-    spdlog::warn("{} is untestable: {}", versions->names()[1], e.what());
+    r.verdict = "untestable";
+    spdlog::warn("{} is untestable: {}", r.candidate, e.what());
   }
-  const auto& c = judged.comparison;
-  if (o.common.json) {
-    manifest::Json::Object doc;
-    doc["baseline"] = versions->names()[0];
-    doc["candidate"] = versions->names()[1];
-    doc["verdict"] = judgement;
-    doc["exit"] = code;
-    doc["n"] = judged.n;
-    doc["shift_ms"] = c.shift;
-    doc["relative"] = c.relative;
-    doc["shift_ci_ms"] =
-        c.has_ci ? manifest::Json(manifest::Json::Array{c.shift_lo, c.shift_hi}) : manifest::Json();
-    std::cout << manifest::Json(doc).dump() << "\n";
-  } else {
-    std::cout << fmt::format("{} against {}: {} ({:+.2f} ms, {:+.1f} %, n={}) -> {}\n",
-                             versions->names()[1], versions->names()[0], judgement, c.shift,
-                             100 * c.relative, judged.n,
-                             code == kBad    ? "bad"
-                             : code == kGood ? "good"
-                                             : "skip");
-  }
-  return code;
+  print(o.common, report::verdict_json(r), report::verdict_text(r));
+  return r.exit;
 }
 
 }  // namespace
@@ -113,8 +82,8 @@ void register_verdict(CLI::App& app, Outcome& outcome) {
     try {
       outcome.exit_code = judge_checkout(*o);
     } catch (const std::exception& e) {
-      spdlog::error("{} (exit {}: abort the git bisection)", e.what(), kAbort);
-      outcome.exit_code = kAbort;
+      spdlog::error("{} (exit {}: abort the git bisection)", e.what(), bisect::git_bisect::kAbort);
+      outcome.exit_code = bisect::git_bisect::kAbort;
     }
   });
 }

@@ -1,7 +1,7 @@
 // Ingest rate of the results store: a synthetic run file (written with stepclock's writer) is
 // copied into a fresh store with ATTACH + INSERT ... SELECT in one transaction, as
 // `culprit run` does. Prints events per second for the copy alone and for the whole ingest
-// (copy + step times + the run's median, launch::ingest_run).
+// (copy + step times + the run's median, launch::record_run).
 //   bench_ingest [EVENTS (default 2000000)] [FOLDER (default /tmp)]
 
 #include <chrono>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "culprit/launch/ingest.hpp"
+#include "culprit/launch/record_run.hpp"
 #include "culprit/storage/ingest.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     t = std::chrono::steady_clock::now();
     const double cpu = cpu_seconds();
     storage::RunFinish finish;
-    const auto outcome = launch::ingest_run(*db, run_id, run_file, finish);
+    const auto outcome = launch::record_run(*db, run_id, run_file, finish);
     const double s = seconds(t);
     const double c = cpu_seconds() - cpu;
     std::printf(

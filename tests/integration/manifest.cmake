@@ -9,9 +9,8 @@ foreach(_mode plan run)
   add_test(NAME integration.manifest.invalid_${_mode}
     COMMAND ${CULPRIT_BASH} ${_manifest_scripts}/invalid_corpus.sh ${_mode} ${CULPRIT_BIN_DIR}
             ${CULPRIT_TEST_DATA} ${_manifest_work}/invalid_${_mode})
-  # Skipped (exit 77) only while `culprit run` says it is not implemented.
   set_tests_properties(integration.manifest.invalid_${_mode} PROPERTIES
-    LABELS integration SKIP_RETURN_CODE 77 TIMEOUT 120)
+    LABELS integration TIMEOUT 120)
 endforeach()
 
 if(Python3_Interpreter_FOUND)

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "culprit/errors.hpp"
-#include "culprit/launch/command.hpp"
 #include "culprit/launch/execute.hpp"
+#include "culprit/launch/launch_command.hpp"
 #include "culprit/launch/process.hpp"
 #include "culprit/storage/merge.hpp"
 #include "culprit/storage/queries.hpp"

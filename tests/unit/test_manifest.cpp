@@ -11,16 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "culprit/common/json.hpp"
+#include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/plan_render.hpp"
 #include "culprit/manifest/planner.hpp"
-#include "culprit/manifest/sha256.hpp"
 #include "stepmodel/config.hpp"
 
 namespace fs = std::filesystem;
 using namespace culprit::manifest;
+using culprit::format_number;
+using culprit::Json;
+using culprit::sha256_hex;
 
 namespace {
 

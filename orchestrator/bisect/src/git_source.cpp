@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/manifest/sha256.hpp"
 #include "spawn.hpp"
 
 namespace culprit::bisect {
@@ -123,7 +123,7 @@ std::string uncommitted_changes_hash(const std::string& dir) {
     bytes << in.rdbuf();
     content += "\0untracked\0" + name + "\0" + bytes.str();
   }
-  return manifest::sha256_hex(content).substr(0, 12);
+  return sha256_hex(content).substr(0, 12);
 }
 
 std::vector<std::string> substitute(const std::vector<std::string>& argv,

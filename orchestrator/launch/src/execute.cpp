@@ -7,10 +7,10 @@
 
 #include <unistd.h>
 
+#include "culprit/common/json.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/interrupt.hpp"
 #include "culprit/launch/process.hpp"
-#include "culprit/manifest/json.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/storage/records.hpp"
 #include "run_one.hpp"
@@ -29,12 +29,12 @@ storage::ConfigurationRecord to_record(const manifest::Configuration& c) {
   r.version = c.version;
   r.backend = c.backend;
   r.ranks = c.ranks;
-  manifest::Json::Array command;
+  Json::Array command;
   for (const auto& arg : c.command) command.emplace_back(arg);
-  r.command_json = manifest::Json(command).dump();
-  manifest::Json::Object env;
-  for (const auto& [key, value] : c.env) env.emplace(key, manifest::Json(value));
-  r.env_json = manifest::Json(env).dump();
+  r.command_json = Json(command).dump();
+  Json::Object env;
+  for (const auto& [key, value] : c.env) env.emplace(key, Json(value));
+  r.env_json = Json(env).dump();
   r.resolved_json = c.resolved_json;
   r.config_hash = c.config_hash;
   return r;

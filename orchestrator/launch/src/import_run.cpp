@@ -4,9 +4,9 @@
 
 #include <filesystem>
 
+#include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/launch/ingest.hpp"
-#include "culprit/manifest/sha256.hpp"
+#include "culprit/launch/record_run.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
 
@@ -28,7 +28,7 @@ constexpr const char* kImportManifestHash = "import";
 
 StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) {
   StoredImport result;
-  const std::string config_hash = manifest::sha256_hex("culprit import:" + r.label);
+  const std::string config_hash = sha256_hex("culprit import:" + r.label);
   std::int64_t config_id = 0;
   {
     storage::Transaction tx(store);
@@ -88,7 +88,7 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
   storage::RunFinish finish;
   finish.finished_at = storage::utc_now_iso8601();
   finish.exit_code = 0;
-  const IngestOutcome outcome = ingest_run(store, result.run_id, r.run_file, finish);
+  const RecordOutcome outcome = record_run(store, result.run_id, r.run_file, finish);
   result.median_ms = outcome.median_ms;
   if (!outcome.ok) result.error = outcome.error;
   return result;

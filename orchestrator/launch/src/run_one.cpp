@@ -5,10 +5,10 @@
 #include <fstream>
 
 #include "contention.hpp"
-#include "culprit/launch/ingest.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/launch/interrupt.hpp"
 #include "culprit/launch/process.hpp"
-#include "culprit/manifest/json.hpp"
+#include "culprit/launch/record_run.hpp"
 #include "culprit/storage/ingest.hpp"
 
 namespace culprit::launch::detail {
@@ -17,9 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string argv_json(const std::vector<std::string>& argv) {
-  manifest::Json::Array array;
+  Json::Array array;
   for (const auto& arg : argv) array.emplace_back(arg);
-  return manifest::Json(array).dump();
+  return Json(array).dump();
 }
 
 void write_text(const fs::path& path, const std::string& text) {
@@ -41,8 +41,7 @@ std::string classify(const ProcessResult& p, double timeout_s, std::string& erro
     return "interrupted";
   }
   if (p.timed_out) {
-    error = "killed after the timeout of " + manifest::format_number(timeout_s) +
-            " s (experiment.timeout_s)";
+    error = "killed after the timeout of " + format_number(timeout_s) + " s (experiment.timeout_s)";
     return "timeout";
   }
   if (p.signal) {
@@ -188,8 +187,8 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
     }
     return report;
   }
-  const IngestOutcome ingest =
-      ingest_run(store, report.run_id, run_file.string(), finish, plan.settings.warmup_steps,
+  const RecordOutcome ingest =
+      record_run(store, report.run_id, run_file.string(), finish, plan.settings.warmup_steps,
                  launch_provenance(command, options.launch));
   report.warning = ingest.warning;
   report.status = ingest.ok ? "ok" : "failed";

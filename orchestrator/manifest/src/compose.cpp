@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
+#include "culprit/common/sha256.hpp"
 #include "culprit/manifest/model_keys.hpp"
-#include "culprit/manifest/sha256.hpp"
 #include "diagnostics.hpp"
 #include "parse_inject.hpp"
 #include "stepmodel/config.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "culprit/manifest/json.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "diagnostics.hpp"
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "culprit/manifest/sha256.hpp"
+#include "culprit/common/sha256.hpp"
 
 namespace culprit::manifest::detail {
 

@@ -10,10 +10,10 @@
 #include <set>
 #include <tuple>
 
+#include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
-#include "culprit/manifest/sha256.hpp"
 #include "parse_inject.hpp"
 #include "parse_schedule.hpp"
 #include "source_text.hpp"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "culprit/manifest/json.hpp"
+#include "culprit/common/json.hpp"
 
 namespace culprit::manifest {
 namespace {

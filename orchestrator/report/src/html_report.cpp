@@ -1,8 +1,10 @@
 // The page: the template with the style, d3, the data document and the drawing script inlined.
+#include <filesystem>
 #include <string>
 #include <string_view>
 
 #include "culprit/report/html_report.hpp"
+#include "culprit/report/json_writer.hpp"
 #include "report_assets.hpp"
 
 namespace culprit::report {
@@ -76,6 +78,21 @@ std::string report_html(const ReportData& data) {
     at = close + 2;
   }
   return out;
+}
+
+std::string report_written_json(const std::string& experiment, const std::string& output,
+                                std::size_t bytes) {
+  JsonWriter json;
+  json.begin_object()
+      .field("experiment", experiment)
+      .field("output", output)
+      .field("bytes", static_cast<std::int64_t>(bytes))
+      .end_object();
+  return json.str() + "\n";
+}
+
+std::string report_written_text(const std::string& output) {
+  return "report written to " + std::filesystem::absolute(output).string() + "\n";
 }
 
 }  // namespace culprit::report

@@ -2,9 +2,9 @@
 // validate as those subcommands print it, plus the figures of the focus run.
 #include <cmath>
 
-#include "culprit/bisect/report.hpp"
 #include "culprit/build_info.hpp"
 #include "culprit/report/attribution_report.hpp"
+#include "culprit/report/bisect_report.hpp"
 #include "culprit/report/compare_report.hpp"
 #include "culprit/report/explain_report.hpp"
 #include "culprit/report/html_report.hpp"
@@ -171,9 +171,9 @@ std::string report_json(const ReportData& data) {
   }
   json.key("bisect");
   if (data.bisection) {
-    bisect::ReportContext context;
+    BisectContext context;
     context.experiment = data.experiment;
-    json.begin_object().key("result").raw(bisect::result_json(data.bisection->result, context));
+    json.begin_object().key("result").raw(bisect_json(data.bisection->result, context));
     json.key("versions").begin_array();
     for (const bisect::StoredVersion& v : data.bisection->versions) {
       json.begin_object().field("name", v.name).field("detail", v.detail);

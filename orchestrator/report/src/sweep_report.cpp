@@ -4,12 +4,10 @@
 
 #include <cmath>
 
-#include "culprit/manifest/json.hpp"
+#include "culprit/common/json.hpp"
 
 namespace culprit::report {
 namespace {
-
-using manifest::Json;
 
 std::string duration_text(double seconds) {
   if (seconds < 0) return "?";

@@ -8,7 +8,7 @@
 #include "culprit/errors.hpp"
 #include "culprit/stats/mann_whitney.hpp"
 #include "culprit/stats/summary.hpp"
-#include "validate.hpp"
+#include "input_checks.hpp"
 
 namespace culprit::stats {
 namespace {

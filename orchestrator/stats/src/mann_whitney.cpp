@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <numbers>
 
-#include "validate.hpp"
+#include "input_checks.hpp"
 
 namespace culprit::stats {
 namespace {

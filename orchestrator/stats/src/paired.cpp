@@ -6,7 +6,7 @@
 #include "culprit/errors.hpp"
 #include "culprit/stats/compare.hpp"
 #include "culprit/stats/summary.hpp"
-#include "validate.hpp"
+#include "input_checks.hpp"
 
 namespace culprit::stats {
 namespace {

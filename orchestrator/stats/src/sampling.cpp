@@ -4,7 +4,7 @@
 #include <string>
 
 #include "culprit/errors.hpp"
-#include "validate.hpp"
+#include "input_checks.hpp"
 
 namespace culprit::stats {
 namespace {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "culprit/errors.hpp"
-#include "validate.hpp"
+#include "input_checks.hpp"
 
 namespace culprit::stats {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "culprit/launch/command.hpp"
+#include "culprit/launch/launch_command.hpp"
 #include "culprit/launch/progress.hpp"
 #include "culprit/manifest/plan.hpp"
 #include "culprit/storage/db.hpp"

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "culprit/manifest/json.hpp"
+#include "culprit/common/json.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "stepmodel/config.hpp"
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "culprit/analysis/attribution_score.hpp"
 #include "culprit/analysis/explain.hpp"
 #include "culprit/analysis/figures.hpp"
-#include "culprit/analysis/validate.hpp"
 #include "culprit/bisect/replay.hpp"
 #include "culprit/report/compare_report.hpp"
 #include "culprit/stats/stored.hpp"
@@ -49,5 +49,10 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options);
 
 std::string report_json(const ReportData& data);
 std::string report_html(const ReportData& data);
+
+// What `culprit report` prints once the page of `experiment` is written to `output`.
+std::string report_written_json(const std::string& experiment, const std::string& output,
+                                std::size_t bytes);
+std::string report_written_text(const std::string& output);
 
 }  // namespace culprit::report

@@ -4,6 +4,7 @@
 // and throws std::logic_error.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,16 @@ class JsonWriter {
   JsonWriter& field(std::string_view name, const T& v) {
     key(name);
     return value(v);
+  }
+  // key(name) then the value, or null when there is none (nullopt, or "" for text).
+  template <typename T>
+  JsonWriter& field_or_null(std::string_view name, const std::optional<T>& v) {
+    key(name);
+    return v ? value(*v) : null();
+  }
+  JsonWriter& field_or_null(std::string_view name, std::string_view text) {
+    key(name);
+    return text.empty() ? null() : value(text);
   }
   // The document; throws std::logic_error while an object or array is still open.
   const std::string& str() const;

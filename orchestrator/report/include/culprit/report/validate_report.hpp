@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "culprit/analysis/validate.hpp"
+#include "culprit/analysis/attribution_score.hpp"
 
 namespace culprit::report {
 

@@ -1,8 +1,8 @@
-#include "culprit/manifest/sha256.hpp"
+#include "culprit/common/sha256.hpp"
 
 #include <bit>
 
-namespace culprit::manifest {
+namespace culprit {
 namespace {
 
 // First 32 bits of the fractional parts of the cube roots of the first 64 primes.
@@ -91,4 +91,4 @@ std::string sha256_hex(std::string_view data) {
   return out;
 }
 
-}  // namespace culprit::manifest
+}  // namespace culprit

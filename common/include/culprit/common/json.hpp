@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-namespace culprit::manifest {
+namespace culprit {
 
 class Json {
  public:
@@ -48,4 +48,4 @@ class Json {
 // The canonical text of one double (shortest round-trip form; -0 written as 0).
 std::string format_number(double value);
 
-}  // namespace culprit::manifest
+}  // namespace culprit

@@ -3,6 +3,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
+#include <string>
+
+#include "culprit/storage/db.hpp"
+
 namespace culprit::cli {
 
 namespace exit_code {
@@ -28,8 +33,18 @@ struct CommonOptions {
 void add_json_flag(CLI::App& command, CommonOptions& options);
 void add_db_option(CLI::App& command, CommonOptions& options);
 
-// Reports a subcommand that is not built yet, and fails: nothing may pretend to work.
-int not_implemented(const std::string& name, const std::string& issue);
+// The one rule for the store a subcommand uses: --db, else the manifest's experiment.db
+// (`manifest_db`, relative to the working directory), else culprit.db.
+std::string store_path(const CommonOptions& options, const std::string& manifest_db = "");
+// The existing store of store_path(options); throws culprit::UsageError when it is missing.
+std::unique_ptr<storage::Db> open_existing(const CommonOptions& options);
+
+// Writes `text` to `path` through a temporary name and a rename: a reader never sees half a
+// file. Throws culprit::UsageError saying why when it cannot be written.
+void write_file(const std::string& path, const std::string& text);
+
+// Prints `json` (one document, newline-terminated) with --json, else `text`.
+void print(const CommonOptions& options, const std::string& json, const std::string& text);
 
 void register_plan(CLI::App& app, Outcome& outcome);
 void register_run(CLI::App& app, Outcome& outcome);

@@ -1,4 +1,4 @@
-#include "culprit/launch/ingest.hpp"
+#include "culprit/launch/record_run.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -45,11 +45,11 @@ std::string apply_warmup(storage::Db& store, std::int64_t run_id, int warmup_ste
 
 }  // namespace
 
-IngestOutcome ingest_run(
+RecordOutcome record_run(
     storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
     std::optional<int> warmup_steps,
     const std::vector<std::pair<std::string, std::string>>& launch_provenance) {
-  IngestOutcome outcome;
+  RecordOutcome outcome;
   try {
     storage::AttachedRunFile file(store, run_file);
     storage::Transaction tx(store);
@@ -92,7 +92,7 @@ IngestOutcome ingest_run(
     outcome.warning = warning;
   } catch (const std::exception& e) {
     // The transaction rolled back: nothing of the run file landed.
-    outcome = IngestOutcome{};
+    outcome = RecordOutcome{};
     outcome.error = e.what();
     record_failure(store, run_id, finish, outcome.error);
   }

@@ -1,4 +1,4 @@
-#include "validate.hpp"
+#include "input_checks.hpp"
 
 #include <cmath>
 #include <string>

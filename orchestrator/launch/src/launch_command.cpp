@@ -1,4 +1,4 @@
-#include "culprit/launch/command.hpp"
+#include "culprit/launch/launch_command.hpp"
 
 #include <unistd.h>
 
@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "culprit/common/json.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/process.hpp"
-#include "culprit/manifest/json.hpp"
 
 namespace culprit::launch {
 namespace {
@@ -202,7 +202,7 @@ std::vector<std::pair<std::string, std::string>> launch_provenance(const LaunchC
   std::string argv = "[";
   for (std::size_t i = 0; i < command.argv.size(); ++i) {
     if (i > 0) argv += ",";
-    argv += manifest::Json(command.argv[i]).dump();
+    argv += Json(command.argv[i]).dump();
   }
   argv += "]";
   out.emplace_back("launch.launcher", command.launcher);

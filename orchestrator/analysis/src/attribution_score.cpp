@@ -1,4 +1,4 @@
-#include "culprit/analysis/validate.hpp"
+#include "culprit/analysis/attribution_score.hpp"
 
 #include <simdjson.h>
 

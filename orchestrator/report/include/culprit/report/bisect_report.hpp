@@ -7,15 +7,15 @@
 
 #include "culprit/bisect/bisector.hpp"
 
-namespace culprit::bisect {
+namespace culprit::report {
 
-struct ReportContext {
+struct BisectContext {
   std::vector<std::string> details;  // per version: commit subject or description, may be empty
   int new_runs = -1;                 // runs launched by this invocation; -1 when unknown
   std::string experiment;
 };
 
-std::string result_json(const Result& result, const ReportContext& context);
-std::string result_text(const Result& result, const ReportContext& context);
+std::string bisect_json(const bisect::Result& result, const BisectContext& context);
+std::string bisect_text(const bisect::Result& result, const BisectContext& context);
 
-}  // namespace culprit::bisect
+}  // namespace culprit::report

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-namespace culprit::manifest {
+namespace culprit {
 
 std::array<std::uint8_t, 32> sha256(std::string_view data);
 std::string sha256_hex(std::string_view data);  // 64 lowercase hex digits
 
-}  // namespace culprit::manifest
+}  // namespace culprit

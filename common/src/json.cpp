@@ -1,4 +1,4 @@
-#include "culprit/manifest/json.hpp"
+#include "culprit/common/json.hpp"
 
 #include <simdjson.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace culprit::manifest {
+namespace culprit {
 namespace {
 
 void write_string(std::string& out, std::string_view text) {
@@ -139,4 +139,4 @@ std::string Json::dump() const {
   return out;
 }
 
-}  // namespace culprit::manifest
+}  // namespace culprit

@@ -1,5 +1,5 @@
 #pragma once
-// Ingesting a finished run's file: copy it into the store, derive the step times
+// Recording a finished run in the store: copy its run file in, derive the step times
 // (culprit::analysis::step_times) and the run's median, all in one transaction.
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace culprit::launch {
 
-struct IngestOutcome {
+struct RecordOutcome {
   bool ok = false;
   std::string error;  // why the run is failed: bad/missing run file, no steady-state step
   std::optional<double> median_ms;
@@ -30,7 +30,7 @@ struct IngestOutcome {
 // warning, its own value kept as meta.run_file_warmup_steps. nullopt: the run file decides.
 // `launch_provenance` (launch_provenance()) is added to the run's provenance as whole-job
 // (rank -1) entries.
-IngestOutcome ingest_run(
+RecordOutcome record_run(
     storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
     std::optional<int> warmup_steps = {},
     const std::vector<std::pair<std::string, std::string>>& launch_provenance = {});

@@ -1,0 +1,48 @@
+#include "subcommand.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "culprit/errors.hpp"
+#include "culprit/storage/store.hpp"
+
+namespace culprit::cli {
+
+void add_json_flag(CLI::App& command, CommonOptions& options) {
+  command.add_flag("--json", options.json, "Print one JSON document on stdout (logs go to stderr)");
+}
+
+void add_db_option(CLI::App& command, CommonOptions& options) {
+  command.add_option("--db", options.db,
+                     "SQLite database (default: the manifest's experiment.db, else culprit.db)");
+}
+
+std::string store_path(const CommonOptions& options, const std::string& manifest_db) {
+  if (!options.db.empty()) return options.db;
+  if (!manifest_db.empty()) return manifest_db;
+  return "culprit.db";
+}
+
+std::unique_ptr<storage::Db> open_existing(const CommonOptions& options) {
+  return storage::open_existing_store(store_path(options));
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw UsageError("cannot write '" + temp + "': check that its folder exists and is writable");
+    out << text;
+    out.close();
+    if (!out) throw UsageError("writing '" + temp + "' failed (disk full?)");
+  }
+  std::filesystem::rename(temp, path);
+}
+
+void print(const CommonOptions& options, const std::string& json, const std::string& text) {
+  std::cout << (options.json ? json : text);
+}
+
+}  // namespace culprit::cli

@@ -1,0 +1,19 @@
+#pragma once
+// What `culprit run` prints: the sweep's result (planned, ok, not ok, pending, each run) as
+// text or one JSON document, and the one-line outcome of a run for the progress log.
+
+#include <string>
+
+#include "culprit/launch/execute.hpp"
+
+namespace culprit::report {
+
+// "ok, median 12.345 ms" or "<status>: <error>".
+std::string run_outcome_text(const launch::RunReport& run);
+
+// `db`: the store the sweep wrote; `manifest`: its path, for the commands to continue.
+std::string run_result_json(const std::string& db, const launch::ExecuteResult& result);
+std::string run_result_text(const std::string& db, const std::string& manifest,
+                            const launch::ExecuteResult& result);
+
+}  // namespace culprit::report

@@ -1,0 +1,23 @@
+#pragma once
+// What `culprit verdict` prints: the checkout judged against the baseline, with the exit code
+// `git bisect run` reads (culprit/bisect/git_verdict.hpp).
+
+#include <string>
+
+#include "culprit/stats/compare.hpp"
+
+namespace culprit::report {
+
+struct VerdictReport {
+  std::string baseline;   // the good commit
+  std::string candidate;  // the checkout judged
+  std::string verdict;    // regressed | improved | equivalent | inconclusive | untestable
+  int exit = 125;         // the git bisect exit code
+  int n = 0;              // runs per version at the deciding look
+  stats::Comparison comparison;
+};
+
+std::string verdict_json(const VerdictReport& r);
+std::string verdict_text(const VerdictReport& r);
+
+}  // namespace culprit::report

@@ -1,0 +1,37 @@
+#include "culprit/report/verdict_report.hpp"
+
+#include <fmt/format.h>
+
+#include "culprit/bisect/git_verdict.hpp"
+#include "culprit/report/json_writer.hpp"
+
+namespace culprit::report {
+
+std::string verdict_json(const VerdictReport& r) {
+  const auto& c = r.comparison;
+  JsonWriter json;
+  json.begin_object()
+      .field("baseline", r.baseline)
+      .field("candidate", r.candidate)
+      .field("verdict", r.verdict)
+      .field("exit", r.exit)
+      .field("n", r.n)
+      .field("shift_ms", c.shift)
+      .field("relative", c.relative)
+      .key("shift_ci_ms");
+  if (c.has_ci) {
+    json.begin_array().value(c.shift_lo).value(c.shift_hi).end_array();
+  } else {
+    json.null();
+  }
+  return json.end_object().str() + "\n";
+}
+
+std::string verdict_text(const VerdictReport& r) {
+  const auto& c = r.comparison;
+  return fmt::format("{} against {}: {} ({:+.2f} ms, {:+.1f} %, n={}) -> {}\n", r.candidate,
+                     r.baseline, r.verdict, c.shift, 100 * c.relative, r.n,
+                     bisect::git_bisect::word(r.exit));
+}
+
+}  // namespace culprit::report
