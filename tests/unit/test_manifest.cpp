@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -583,4 +584,32 @@ mpi = "pmix"
   CHECK(contains(message, "m.toml:6:1: key 'launch.mpi'"));
   CHECK(contains(error_of("[launch]\nextra_args = [\"-x\", 3]\n"), "key 'launch.extra_args[1]'"));
   CHECK(contains(error_of("launcher = \"srun\"\n"), "move it under [launch]"));
+}
+
+// The canonical resolved JSON is what configuration hashes cover: a store made by an earlier
+// culprit must see the same configurations again. tests/data/manifests/resolved/ holds, for each
+// manifest, every configuration's hash and resolved JSON and the first run's configuration file
+// as main wrote them (CULPRIT_UPDATE_RESOLVED=1 rewrites them, for a deliberate format change).
+TEST_CASE("the resolved JSON and the configuration hashes of existing manifests do not change") {
+  const std::vector<fs::path> manifests = {
+      kExperiments / "reference-64.toml",         kExperiments / "straggler-sweep.toml",
+      kExperiments / "lammps-melt.toml",          kData / "manifests/valid/all-keys.toml",
+      kData / "manifests/valid/factorial.toml",   kData / "manifests/valid/pmpi.toml",
+      kData / "manifests/valid/model-sweep.toml",
+  };
+  for (const fs::path& path : manifests) {
+    CAPTURE(path);
+    const Plan plan = make_plan(load_manifest(path.string()), 4);
+    std::string text;
+    for (const Configuration& c : plan.configs) {
+      text += c.label + " " + c.config_hash + "\n" + c.resolved_json + "\n";
+    }
+    text += "run " + run_config_json(plan, plan.runs.at(1)) + "\n";
+    const fs::path golden = kData / "manifests/resolved" / (path.stem().string() + ".txt");
+    if (std::getenv("CULPRIT_UPDATE_RESOLVED") != nullptr) {
+      fs::create_directories(golden.parent_path());
+      std::ofstream(golden, std::ios::binary) << text;
+    }
+    CHECK(text == read_text(golden));
+  }
 }
