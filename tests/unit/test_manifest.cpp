@@ -35,10 +35,10 @@ std::string read_text(const fs::path& path) {
   return buffer.str();
 }
 
-// The message of the UsageError that loading `text` throws ("" when it loads).
+// The message of the UsageError that loading and planning `text` throws ("" when it plans).
 std::string error_of(const std::string& text, const std::string& name = "m.toml") {
   try {
-    (void)parse_manifest(text, name);
+    (void)make_plan(parse_manifest(text, name), 1);
   } catch (const culprit::UsageError& e) {
     return e.what();
   }
@@ -469,11 +469,11 @@ TEST_CASE("invalid manifest corpus: every file fails with its expected message")
     REQUIRE(fs::exists(expect));
     std::string message;
     try {
-      (void)load_manifest(entry.path().string());
+      (void)make_plan(load_manifest(entry.path().string()), 1);
     } catch (const culprit::UsageError& e) {
       message = e.what();
     }
-    REQUIRE_MESSAGE(!message.empty(), "the manifest loaded but should not");
+    REQUIRE_MESSAGE(!message.empty(), "the manifest planned but should not");
     CAPTURE(message);
     std::istringstream lines(read_text(expect));
     for (std::string line; std::getline(lines, line);) {
