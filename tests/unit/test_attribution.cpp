@@ -3,18 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <stdexcept>
-#include <string>
 
 #include "analysis/synthetic_run.hpp"
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/delay_costs.hpp"
 #include "culprit/analysis/timeline.hpp"
-#include "culprit/analysis/validate.hpp"
 #include "culprit/analysis/windows.hpp"
-#include "culprit/storage/run_data.hpp"
-#include "stepmodel/config.hpp"
 
 using namespace culprit;
 using culprit::testing::Delay;
@@ -277,37 +272,4 @@ TEST_CASE("two ranks with too few steady steps: the noise cannot be estimated, a
   const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec));
   CHECK(contains_text(a.noise_note, "2 ranks and 2 steady steps"));
   CHECK(contains_text(a.noise_note, "run more steps"));
-}
-
-// Blind attribution is a property of the types: the run that analysis receives carries events,
-// clock models, names, ranks and warm-up, never the configuration echo (the injection truth).
-// Only validate reads the truth, by run id, through storage::load_run_config_echo.
-template <typename Run>
-concept CarriesConfigEcho = requires(const Run& run) {
-  run.config_json;
-};
-static_assert(!CarriesConfigEcho<storage::RunData>, "analysis must not see the injection truth");
-
-TEST_CASE("the injection truth is the largest delay; slowdowns are not a (rank, phase) case") {
-  stepmodel::Injections inject;
-  CHECK_FALSE(analysis::injection_truth(inject).delay);
-  inject.delays.push_back({1, "gemm.fwd", 0, -1, -1, -1, 20.0, "sleep"});
-  inject.delays.push_back({3, "layer2", -1, -1, -1, -1, 45.0, "spin"});
-  inject.delays.push_back({2, "allreduce", -1, -1, -1, -1, 0.0, "sleep"});
-  const analysis::InjectionTruth truth = analysis::injection_truth(inject);
-  REQUIRE(truth.delay);
-  CHECK(truth.delay->rank == 3);
-  CHECK(truth.delay->phase == "layer2");
-  CHECK(truth.delay->ms == 45.0);
-  CHECK_FALSE(truth.other_injection);
-  inject.delays.clear();
-  inject.slowdowns.push_back({1, 1.5});
-  CHECK(analysis::injection_truth(inject).other_injection);
-  // A custom program's configuration names its own phases: read with PhaseNames::kAny.
-  const std::string echo =
-      R"({"ranks":4,"inject":{"delays":[{"rank":3,"phase":"layer2","ms":45}]}})";
-  CHECK_THROWS_AS(stepmodel::parse_run_config(echo), std::invalid_argument);
-  CHECK(analysis::injection_truth(
-            stepmodel::parse_run_config(echo, stepmodel::PhaseNames::kAny).inject)
-            .delay->phase == "layer2");
 }
