@@ -6,6 +6,7 @@
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
+#include "culprit/manifest/planner.hpp"
 #include "culprit/report/reduce_report.hpp"
 #include "culprit/stats/compare.hpp"
 #include "culprit/storage/run_data.hpp"
@@ -57,8 +58,8 @@ int reduce(const ReduceArgs& args) {
     text_options.candidate_config_runs = static_cast<int>(candidates.size());
   }
   const std::string text = report::reduced_manifest(reduction, text_options);
-  // The manifest must be one `culprit run` accepts: check it with the same parser first.
-  manifest::parse_manifest(text, args.output);
+  // The manifest must be one `culprit run` accepts: check it with the same parser and planner.
+  (void)manifest::make_plan(manifest::parse_manifest(text, args.output));
   write_file(args.output, text);
   print(args.common, report::reduce_summary_json(reduction, args.output),
         report::reduce_summary_text(reduction, args.output));

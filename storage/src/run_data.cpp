@@ -31,13 +31,6 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
     while (stmt.step()) run.meta[stmt.column_text(0)] = stmt.column_text(1);
   }
   {
-    Statement stmt(db, "SELECT json FROM " +
-                           std::string(filter.empty() ? "config_echo" : "run_config_echo") + " " +
-                           filter);
-    bind(stmt);
-    if (stmt.step()) run.config_json = stmt.column_text(0);
-  }
-  {
     Statement stmt(db,
                    "SELECT rank, ref_ns, offset_ns, drift_ppm, uncertainty_ns FROM clock_models " +
                        filter + " ORDER BY rank");
@@ -138,6 +131,12 @@ RunData load_run(Db& store, std::int64_t run_id, EventSelection selection) {
                                 ": list runs with `culprit runs`");
   }
   return load(store, "WHERE run_id = ?1", run_id, selection);
+}
+
+std::string load_run_config_echo(Db& store, std::int64_t run_id) {
+  Statement stmt(store, "SELECT json FROM run_config_echo WHERE run_id = ?1");
+  stmt.bind(1, run_id);
+  return stmt.step() ? stmt.column_text(0) : std::string();
 }
 
 RunData load_run_file(const std::string& path, EventSelection selection) {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -37,10 +38,10 @@ std::string read_text(const fs::path& path) {
   return buffer.str();
 }
 
-// The message of the UsageError that loading `text` throws ("" when it loads).
+// The message of the UsageError that loading and planning `text` throws ("" when it plans).
 std::string error_of(const std::string& text, const std::string& name = "m.toml") {
   try {
-    (void)parse_manifest(text, name);
+    (void)make_plan(parse_manifest(text, name), 1);
   } catch (const culprit::UsageError& e) {
     return e.what();
   }
@@ -471,11 +472,11 @@ TEST_CASE("invalid manifest corpus: every file fails with its expected message")
     REQUIRE(fs::exists(expect));
     std::string message;
     try {
-      (void)load_manifest(entry.path().string());
+      (void)make_plan(load_manifest(entry.path().string()), 1);
     } catch (const culprit::UsageError& e) {
       message = e.what();
     }
-    REQUIRE_MESSAGE(!message.empty(), "the manifest loaded but should not");
+    REQUIRE_MESSAGE(!message.empty(), "the manifest planned but should not");
     CAPTURE(message);
     std::istringstream lines(read_text(expect));
     for (std::string line; std::getline(lines, line);) {
@@ -586,4 +587,32 @@ mpi = "pmix"
   CHECK(contains(message, "m.toml:6:1: key 'launch.mpi'"));
   CHECK(contains(error_of("[launch]\nextra_args = [\"-x\", 3]\n"), "key 'launch.extra_args[1]'"));
   CHECK(contains(error_of("launcher = \"srun\"\n"), "move it under [launch]"));
+}
+
+// The canonical resolved JSON is what configuration hashes cover: a store made by an earlier
+// culprit must see the same configurations again. tests/data/manifests/resolved/ holds, for each
+// manifest, every configuration's hash and resolved JSON and the first run's configuration file
+// as main wrote them (CULPRIT_UPDATE_RESOLVED=1 rewrites them, for a deliberate format change).
+TEST_CASE("the resolved JSON and the configuration hashes of existing manifests do not change") {
+  const std::vector<fs::path> manifests = {
+      kExperiments / "reference-64.toml",         kExperiments / "straggler-sweep.toml",
+      kExperiments / "lammps-melt.toml",          kData / "manifests/valid/all-keys.toml",
+      kData / "manifests/valid/factorial.toml",   kData / "manifests/valid/pmpi.toml",
+      kData / "manifests/valid/model-sweep.toml",
+  };
+  for (const fs::path& path : manifests) {
+    CAPTURE(path);
+    const Plan plan = make_plan(load_manifest(path.string()), 4);
+    std::string text;
+    for (const Configuration& c : plan.configs) {
+      text += c.label + " " + c.config_hash + "\n" + c.resolved_json + "\n";
+    }
+    text += "run " + run_config_json(plan, plan.runs.at(1)) + "\n";
+    const fs::path golden = kData / "manifests/resolved" / (path.stem().string() + ".txt");
+    if (std::getenv("CULPRIT_UPDATE_RESOLVED") != nullptr) {
+      fs::create_directories(golden.parent_path());
+      std::ofstream(golden, std::ios::binary) << text;
+    }
+    CHECK(text == read_text(golden));
+  }
 }

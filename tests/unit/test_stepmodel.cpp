@@ -113,3 +113,60 @@ TEST_CASE("a delay on a phase the measured schedule does not have is refused") {
   CHECK_THROWS_WITH_AS(stepmodel::parse_run_config(json),
                        doctest::Contains("unknown phase 'gemm.fwd'"), std::invalid_argument);
 }
+
+TEST_CASE("to_json writes the canonical resolved configuration that parse_run_config reads back") {
+  RunConfig c;
+  c.experiment = "e \"quoted\"";
+  c.config_label = "delay=rank1:layer0:3ms";
+  c.repetition = 4;
+  c.seed = 18446744073709551615ull;  // the largest seed survives as an integer
+  c.backend = "sim";
+  c.ranks = 2;
+  c.model.compute = "sleep";
+  c.model.compute_scale = 1.15;
+  c.model.schedule = {{"layer0", false, 0, -1, -1, 2.5, 0, 0, false, false},
+                      {"allreduce", true, -1, -1, 0, 0.5, 0, 4096, true, false},
+                      {"optimizer", false, -1, -1, -1, 1, 0.25, 0, false, true}};
+  c.inject.delays.push_back({1, "layer0", -1, -1, 2, 5, 3.0, "spin"});
+  c.inject.slowdowns.push_back({0, 1.5});
+  c.inject.clock_skews.push_back({1, -2.5, 40});
+  c.inject.faults.push_back({1, 3, "hang"});
+  const std::string json = to_json(c);
+  // Keys sorted, no whitespace, integers as integers, shortest doubles.
+  CHECK(json.rfind(R"({"backend":"sim","config_label":"delay=rank1:layer0:3ms",)"
+                   R"("experiment":"e \"quoted\"","inject":{"clock_skews":[{"drift_ppm":40,)"
+                   R"("offset_ms":-2.5,"rank":1}],"delays":[{"layer":-1,"microbatch":-1,)"
+                   R"("mode":"spin","ms":3,"phase":"layer0","rank":1,"step_first":2,)"
+                   R"("step_last":5}],"faults":[{"kind":"hang","rank":1,"step":3}],)"
+                   R"("slowdowns":[{"factor":1.5,"rank":0}]},"model":{"buckets":2,)",
+                   0) == 0);
+  CHECK(json.find(R"("schedule":[{"layer":0,"ms":2.5,"name":"layer0"},{"async":true,)"
+                  R"("bytes":4096,"collective":true,"ms":0.5,"name":"allreduce","seq":0},)"
+                  R"({"gap_ms":0.25,"ms":1,"name":"optimizer","waits":true}])") !=
+        std::string::npos);
+  CHECK(json.find(R"("ranks":2,"repetition":4,"seed":18446744073709551615,"steps":10,)"
+                  R"("warmup_steps":1})") != std::string::npos);
+  CHECK(json.find("instrument") == std::string::npos);  // only with instrument "pmpi"
+
+  const RunConfig back = parse_run_config(json);
+  CHECK(to_json(back) == json);
+  CHECK(back.seed == c.seed);
+  CHECK(back.model.compute_scale == 1.15);
+  CHECK(back.model.schedule[1].bytes == 4096);
+  CHECK(back.inject.faults[0].kind == "hang");
+  // A configuration's text leaves out the run's fields; a hash's also the names.
+  const std::string config_text = to_json(c, JsonFields::kConfiguration);
+  CHECK(config_text.find("\"seed\"") == std::string::npos);
+  CHECK(config_text.find("\"config_label\"") != std::string::npos);
+  const std::string workload = to_json(c, JsonFields::kWorkload);
+  CHECK(workload.find("\"experiment\"") == std::string::npos);
+  CHECK(workload.find("\"repetition\"") == std::string::npos);
+
+  c.instrument = "pmpi";
+  c.step_rule = {"MPI_Allreduce", 2};
+  c.model.schedule.clear();
+  c.inject = {};
+  CHECK(to_json(c).find(R"("instrument":"pmpi",)") != std::string::npos);
+  CHECK(to_json(c).find(R"("step_rule":{"call":"MPI_Allreduce","every":2})") != std::string::npos);
+  CHECK(parse_run_config(to_json(c)).step_rule.every == 2);
+}

@@ -1,57 +1,36 @@
 #include "culprit/analysis/attribution_score.hpp"
 
-#include <simdjson.h>
-
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/storage/run_data.hpp"
 #include "robust.hpp"
 
 namespace culprit::analysis {
-namespace {
 
-std::int64_t int_or(simdjson::dom::element object, const char* key, std::int64_t fallback) {
-  std::int64_t value = 0;
-  return object[key].get_int64().get(value) ? fallback : value;
-}
-
-double number_or(simdjson::dom::element object, const char* key, double fallback) {
-  double value = 0;
-  if (!object[key].get_double().get(value)) return value;
-  std::int64_t integer = 0;
-  if (!object[key].get_int64().get(integer)) return static_cast<double>(integer);
-  return fallback;
-}
-
-}  // namespace
-
-InjectionTruth injection_truth(const std::string& config_json) {
+InjectionTruth injection_truth(const stepmodel::Injections& inject) {
   InjectionTruth truth;
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (config_json.empty() || parser.parse(config_json).get(doc)) return truth;
-  simdjson::dom::element inject;
-  if (doc["inject"].get(inject)) return truth;
-  simdjson::dom::array delays;
-  if (!inject["delays"].get_array().get(delays)) {
-    for (simdjson::dom::element d : delays) {
-      InjectedDelay x;
-      x.rank = static_cast<int>(int_or(d, "rank", -1));
-      std::string_view phase;
-      if (!d["phase"].get_string().get(phase)) x.phase = std::string(phase);
-      x.layer = static_cast<int>(int_or(d, "layer", -1));
-      x.microbatch = static_cast<int>(int_or(d, "microbatch", -1));
-      x.ms = number_or(d, "ms", 0.0);
-      if (x.ms > 0 && (!truth.delay || x.ms > truth.delay->ms)) truth.delay = x;
+  for (const stepmodel::DelayInjection& d : inject.delays) {
+    if (d.ms > 0 && (!truth.delay || d.ms > truth.delay->ms)) {
+      truth.delay = InjectedDelay{d.rank, d.phase, d.layer, d.microbatch, d.ms};
     }
   }
-  simdjson::dom::array slowdowns;
-  if (!inject["slowdowns"].get_array().get(slowdowns) && slowdowns.size() > 0) {
-    truth.other_injection = true;
-  }
+  truth.other_injection = !inject.slowdowns.empty();
   return truth;
+}
+
+InjectionTruth stored_injection_truth(storage::Db& store, std::int64_t run_id) {
+  const std::string echo = storage::load_run_config_echo(store, run_id);
+  if (echo.empty()) return {};
+  try {
+    // A program with its own command names its own phases: any name is a phase here.
+    return injection_truth(stepmodel::parse_run_config(echo, stepmodel::PhaseNames::kAny).inject);
+  } catch (const std::invalid_argument&) {
+    return {};  // not a resolved configuration (an imported trace's echo): nothing was injected
+  }
 }
 
 Scorecard score_experiment(storage::Db& store, const std::string& name,
@@ -72,7 +51,7 @@ Scorecard score_experiment(storage::Db& store, const std::string& name,
           known ? storage::EventSelection::kStepsOnly : storage::EventSelection::kAll);
       // Blind: attributed before looking at the truth.
       const RunAttribution blind = known ? *known : attribute_run(run, options);
-      const InjectionTruth truth = injection_truth(run.config_json);
+      const InjectionTruth truth = stored_injection_truth(store, stored.id);
       if (truth.delay) {
         ValidationCase c;
         c.run_id = stored.id;

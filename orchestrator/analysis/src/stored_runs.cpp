@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "culprit/errors.hpp"
+#include "stepmodel/config.hpp"
 
 namespace culprit::analysis {
 
@@ -55,20 +56,15 @@ double configured_peak_flops(storage::Db& store, std::int64_t run_id) {
                           "r.config_id WHERE r.id = ?1");
   stmt.bind(1, run_id);
   if (!stmt.step()) return 0.0;
-  const std::string text = stmt.column_text(0);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (parser.parse(text).get(doc)) return 0.0;
-  // Only the model section: the injection section is the truth attribution must not read.
-  simdjson::dom::element model;
-  if (doc["model"].get(model)) return 0.0;
-  double peak = 0;
-  if (model["peak_flops"].get_double().get(peak)) {
-    std::int64_t integer = 0;
-    if (model["peak_flops"].get_int64().get(integer)) return 0.0;
-    peak = static_cast<double>(integer);
+  try {
+    // Only the model section is used: the injection section is the truth attribution must not
+    // see. Any phase name: a program with its own command has its own.
+    const stepmodel::RunConfig config =
+        stepmodel::parse_run_config(stmt.column_text(0), stepmodel::PhaseNames::kAny);
+    return config.model.peak_flops;
+  } catch (const std::invalid_argument&) {
+    return 0.0;  // not a resolved configuration (an imported run's): unknown
   }
-  return std::max(peak, 0.0);
 }
 
 std::vector<double> sibling_run_medians(storage::Db& store, std::int64_t run_id) {

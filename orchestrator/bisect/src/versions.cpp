@@ -2,16 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <toml++/toml.h>
 #include <filesystem>
 
 #include "culprit/bisect/git_source.hpp"
 #include "culprit/bisect/measurer.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
-// The model key table (types and ranges) is the manifest module's; bisection validates model
-// files written by builds with the same rules as [versions.NAME.model].
-#include "culprit/manifest/model_keys.hpp"
 
 namespace culprit::bisect {
 namespace fs = std::filesystem;
@@ -110,66 +107,18 @@ class CheckoutVersions : public VersionSource {
   std::vector<std::string> names_;
 };
 
-// Converts one TOML value to the type of the model key, or explains what was expected.
-manifest::ModelValue model_value(const manifest::detail::ModelKey& key, const toml::node& node,
-                                 const std::string& where) {
-  const auto fail = [&]() -> manifest::ModelValue {
-    throw Untestable(where + ": expected " + manifest::detail::describe_expected(key));
-  };
-  const auto in_range = [&](double v) {
-    return (key.min_exclusive ? v > key.min : v >= key.min) && v <= key.max;
-  };
-  switch (key.field.index()) {
-    case 0:
-      if (auto v = node.value_exact<std::int64_t>(); v && in_range(static_cast<double>(*v))) {
-        return *v;
-      }
-      return fail();
-    case 1:
-      if (auto v = node.value<double>(); v && node.is_number() && in_range(*v)) return *v;
-      return fail();
-    case 2:
-      if (auto v = node.value_exact<bool>()) return *v;
-      return fail();
-    default:
-      if (auto v = node.value_exact<std::string>()) {
-        for (auto choice : key.choices) {
-          if (choice == *v) return *v;
-        }
-      }
-      return fail();
-  }
-}
-
 }  // namespace
 
 std::vector<manifest::ModelSetting> read_model_file(const std::string& path) {
   if (!fs::exists(path)) {
     throw Untestable("the build did not write the model file " + path);
   }
-  toml::table table;
   try {
-    table = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw Untestable(path + ":" + std::to_string(e.source().begin.line) + ": " +
-                     std::string(e.description()));
+    // The manifest's reader: the same types, ranges and messages as [versions.NAME.model].
+    return manifest::load_model_file(path, "bisect.git.model_file");
+  } catch (const UsageError& e) {
+    throw Untestable(e.what());  // the commit, not the manifest, is at fault
   }
-  std::vector<manifest::ModelSetting> settings;
-  for (const auto& [name, node] : table) {
-    const std::string key(name.str());
-    const std::string where =
-        path + ":" + std::to_string(node.source().begin.line) + ": key '" + key + "'";
-    const auto* spec = manifest::detail::find_model_key(key);
-    if (spec == nullptr) throw Untestable(where + " is not a [baseline.model] key");
-    manifest::ModelSetting setting;
-    setting.key = key;
-    setting.value = model_value(*spec, node, where);
-    setting.path = "bisect.git.model_file." + key;
-    setting.where = {path, static_cast<int>(node.source().begin.line),
-                     static_cast<int>(node.source().begin.column)};
-    settings.push_back(std::move(setting));
-  }
-  return settings;
 }
 
 std::string git_repository(const manifest::Manifest& manifest) {

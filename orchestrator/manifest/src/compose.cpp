@@ -178,23 +178,6 @@ class ConfigChecker {
   Diagnostics& diag_;
 };
 
-Json inject_json(const stepmodel::Injections& inject) {
-  Json::Array delays, slowdowns, skews, faults;
-  for (const auto& d : inject.delays) delays.push_back(delay_json(d));
-  for (const auto& s : inject.slowdowns) {
-    slowdowns.push_back(Json::Object{{"rank", s.rank}, {"factor", s.factor}});
-  }
-  for (const auto& c : inject.clock_skews) {
-    skews.push_back(
-        Json::Object{{"rank", c.rank}, {"offset_ms", c.offset_ms}, {"drift_ppm", c.drift_ppm}});
-  }
-  for (const auto& f : inject.faults) {
-    faults.push_back(Json::Object{{"rank", f.rank}, {"step", f.step}, {"kind", f.kind}});
-  }
-  return Json::Object{
-      {"delays", delays}, {"slowdowns", slowdowns}, {"clock_skews", skews}, {"faults", faults}};
-}
-
 void add_injections(const InjectionSpec& spec, stepmodel::Injections& inject) {
   for (const auto& d : spec.delays) inject.delays.push_back(d.value);
   for (const auto& s : spec.slowdowns) inject.slowdowns.push_back(s.value);
@@ -232,22 +215,11 @@ std::string delay_text(const DelayInjection& d) {
   return text;
 }
 
-Json delay_json(const DelayInjection& d) {
-  return Json::Object{{"rank", d.rank},
-                      {"phase", d.phase},
-                      {"layer", d.layer},
-                      {"microbatch", d.microbatch},
-                      {"step_first", d.step_first},
-                      {"step_last", d.step_last},
-                      {"ms", d.ms},
-                      {"mode", d.mode}};
-}
-
-Composed compose(const Manifest& manifest, const Selection& selection, Diagnostics& diagnostics) {
+Configuration compose(const Manifest& manifest, const Selection& selection,
+                      Diagnostics& diagnostics) {
   const std::size_t problems_before = diagnostics.reports();
-  Composed out;
-  Configuration& config = out.config;
-  stepmodel::RunConfig& run = out.run;
+  Configuration config;
+  stepmodel::RunConfig& run = config.run;
 
   config.label = selection.label;
   config.factor = selection.factor;
@@ -326,25 +298,16 @@ Composed compose(const Manifest& manifest, const Selection& selection, Diagnosti
     config.env = version->env;
   }
 
-  Json::Object resolved{{"backend", run.backend},           {"ranks", run.ranks},
-                        {"warmup_steps", run.warmup_steps}, {"steps", run.steps},
-                        {"model", model_json(run.model)},   {"inject", inject_json(run.inject)}};
-  if (run.instrument == "pmpi") {
-    resolved["instrument"] = run.instrument;
-    resolved["step_rule"] =
-        Json::Object{{"call", run.step_rule.call}, {"every", run.step_rule.every}};
-  }
   // The hash covers what the workload does, not what the configuration is called.
   Json::Array command(config.command.begin(), config.command.end());
   Json::Object env(config.env.begin(), config.env.end());
-  config.config_hash = sha256_hex(Json(Json::Object{{"resolved", resolved},
+  const Json workload = Json::parse(stepmodel::to_json(run, stepmodel::JsonFields::kWorkload));
+  config.config_hash = sha256_hex(Json(Json::Object{{"resolved", workload},
                                                     {"command", command},
                                                     {"env", env},
                                                     {"version", config.version}})
                                       .dump());
-  resolved["experiment"] = run.experiment;
-  resolved["config_label"] = run.config_label;
-  config.resolved_json = Json(resolved).dump();
+  config.resolved_json = stepmodel::to_json(run, stepmodel::JsonFields::kConfiguration);
 
   if (diagnostics.reports() == problems_before && !custom_command) {
     // What we hand to the workload must be what its parser accepts; a mismatch is our bug. (A
@@ -356,7 +319,7 @@ Composed compose(const Manifest& manifest, const Selection& selection, Diagnosti
                              config.label + "): " + e.what());
     }
   }
-  return out;
+  return config;
 }
 
 }  // namespace culprit::manifest::detail

@@ -24,15 +24,10 @@ struct Selection {
   std::vector<Located<stepmodel::DelayInjection>> delays;
 };
 
-struct Composed {
-  Configuration config;
-  stepmodel::RunConfig run;  // what the workload will receive (repetition and seed aside)
-};
-
 // Problems go to `diagnostics`; the result is only meaningful when none were added.
-Composed compose(const Manifest& manifest, const Selection& selection, Diagnostics& diagnostics);
+Configuration compose(const Manifest& manifest, const Selection& selection,
+                      Diagnostics& diagnostics);
 
 std::string delay_text(const stepmodel::DelayInjection& delay);  // rank1:gemm.fwd:l1:40ms:spin
-Json delay_json(const stepmodel::DelayInjection& delay);
 
 }  // namespace culprit::manifest::detail

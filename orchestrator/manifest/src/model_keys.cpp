@@ -139,28 +139,4 @@ std::string to_text(const ModelValue& value) {
       value);
 }
 
-Json model_json(const ModelConfig& model) {
-  Json::Object fields;
-  for (const auto& key : model_keys()) fields[std::string(key.name)] = to_json(get(model, key));
-  if (!model.schedule.empty()) {
-    Json::Array phases;
-    for (const auto& p : model.schedule) {
-      Json::Object phase{{"name", p.name}, {"ms", p.ms}};
-      if (p.gap_ms > 0) phase["gap_ms"] = p.gap_ms;
-      if (p.layer >= 0) phase["layer"] = p.layer;
-      if (p.microbatch >= 0) phase["microbatch"] = p.microbatch;
-      if (p.collective) {
-        phase["collective"] = true;
-        phase["seq"] = p.seq;
-        phase["bytes"] = p.bytes;
-        if (p.async) phase["async"] = true;
-      }
-      if (p.waits) phase["waits"] = true;
-      phases.push_back(Json(std::move(phase)));
-    }
-    fields["schedule"] = Json(std::move(phases));
-  }
-  return Json(std::move(fields));
-}
-
 }  // namespace culprit::manifest::detail

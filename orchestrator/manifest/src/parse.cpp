@@ -13,7 +13,6 @@
 #include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
-#include "culprit/manifest/planner.hpp"
 #include "parse_inject.hpp"
 #include "parse_schedule.hpp"
 #include "source_text.hpp"
@@ -60,6 +59,18 @@ const toml::table* section(TomlReader& reader, const toml::table& root, std::str
     return nullptr;
   }
   return node->as_table();
+}
+
+toml::table parse_toml(const std::string& text, const std::string& path) {
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& begin = e.source().begin;
+    throw UsageError(
+        detail::format_problem({path, static_cast<int>(begin.line), static_cast<int>(begin.column)},
+                               "", "valid TOML", "a syntax error: " + std::string(e.description()),
+                               "fix the syntax at that place (TOML reference: https://toml.io)"));
+  }
 }
 
 std::vector<ModelSetting> parse_model(TomlReader& reader, const toml::node& node,
@@ -583,16 +594,7 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
     throw UsageError(
         detail::format_problem({path, 1, 1}, "", "a TOML manifest", "an empty file", empty_todo));
   }
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    const auto& begin = e.source().begin;
-    throw UsageError(
-        detail::format_problem({path, static_cast<int>(begin.line), static_cast<int>(begin.column)},
-                               "", "valid TOML", "a syntax error: " + std::string(e.description()),
-                               "fix the syntax at that place (TOML reference: https://toml.io)"));
-  }
+  const toml::table root = parse_toml(text, path);
   if (root.empty()) {
     throw UsageError(
         detail::format_problem({path, 1, 1}, "", "a TOML manifest", "only comments", empty_todo));
@@ -665,11 +667,16 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   }
   check_references(reader, manifest);
   diagnostics.raise_if_any();
-
-  // Every configuration must be valid too (delay ranks against each rank count, ...): planning
-  // once here means a manifest that loads always plans.
-  (void)make_plan(manifest, 1);
   return manifest;
+}
+
+std::vector<ModelSetting> load_model_file(const std::string& path, const std::string& key_path) {
+  const toml::table root = parse_toml(detail::read_manifest_file(path), path);
+  detail::Diagnostics diagnostics;
+  TomlReader reader(path, diagnostics);
+  std::vector<ModelSetting> settings = parse_model(reader, root, key_path);
+  diagnostics.raise_if_any();
+  return settings;
 }
 
 Manifest load_manifest(const std::string& path) {

@@ -16,7 +16,6 @@
 namespace culprit::manifest {
 namespace {
 
-using detail::Composed;
 using detail::Selection;
 
 constexpr std::size_t kMaxConfigurations = 10000;
@@ -36,7 +35,7 @@ Selection level_selection(const VarySpec& vary, const VaryLevel& level) {
     s.label = "ranks=" + std::to_string(level.ranks);
   } else if (vary.factor == "delay") {
     s.delays.push_back({level.delay, level.path, level.where});
-    s.level = detail::delay_json(level.delay);
+    s.level = Json::parse(stepmodel::to_json(level.delay));
     s.label = "delay=" + detail::delay_text(level.delay);
   } else {
     s.model.push_back({vary.model_key, level.model_value, level.path, level.where});
@@ -117,12 +116,12 @@ std::vector<Selection> one_factor_cells(const Manifest& manifest) {
   return cells;
 }
 
-void warn_oversubscribed(Plan& plan, const Composed& c, unsigned host_cores) {
+void warn_oversubscribed(Plan& plan, const Configuration& c, unsigned host_cores) {
   if (c.run.backend == "sim") return;
   const long long demand = static_cast<long long>(c.run.ranks) * c.run.model.threads;
   if (demand <= static_cast<long long>(host_cores)) return;
   plan.warnings.push_back(
-      "configuration '" + c.config.label + "': " + std::to_string(c.run.ranks) + " ranks x " +
+      "configuration '" + c.label + "': " + std::to_string(c.run.ranks) + " ranks x " +
       std::to_string(c.run.model.threads) + " thread(s) on " + std::to_string(host_cores) +
       " cores of this host (" + format_number(static_cast<double>(demand) / host_cores) +
       " per core): ranks share cores, so step times include contention; compare it only with "
@@ -163,19 +162,17 @@ Plan make_plan(const Manifest& manifest, unsigned host_cores) {
   plan.settings = manifest.settings;
   detail::Diagnostics diagnostics;
 
-  std::vector<Composed> composed;
+  std::vector<Configuration> composed;
   composed.push_back(detail::compose(manifest, Selection{}, diagnostics));
   const bool factorial = manifest.settings.design == "factorial";
-  std::map<std::string, std::string> label_of_hash = {
-      {composed.front().config.config_hash, "baseline"}};
+  std::map<std::string, std::string> label_of_hash = {{composed.front().config_hash, "baseline"}};
   for (const Selection& cell : factorial ? factorial_cells(manifest) : one_factor_cells(manifest)) {
-    Composed candidate = detail::compose(manifest, cell, diagnostics);
-    const auto [it, fresh] =
-        label_of_hash.emplace(candidate.config.config_hash, candidate.config.label);
+    Configuration candidate = detail::compose(manifest, cell, diagnostics);
+    const auto [it, fresh] = label_of_hash.emplace(candidate.config_hash, candidate.label);
     if (!fresh) {
       // Levels equal to the baseline (or to another level) are the same configuration: merged.
       if (!factorial || it->second != "baseline") {
-        plan.warnings.push_back(cell.origin + " ('" + candidate.config.label +
+        plan.warnings.push_back(cell.origin + " ('" + candidate.label +
                                 "') is the same configuration as '" + it->second +
                                 "'; its runs are that configuration's runs");
       }
@@ -188,9 +185,9 @@ Plan make_plan(const Manifest& manifest, unsigned host_cores) {
   add_warnings(plan);
   for (auto& c : composed) {
     warn_oversubscribed(plan, c, host_cores);
-    c.config.predicted_step_ms = detail::predicted_step_seconds(c.run, host_cores) * 1e3;
-    c.config.estimated_run_s = detail::estimated_run_seconds(c.run, host_cores);
-    plan.configs.push_back(std::move(c.config));
+    c.predicted_step_ms = detail::predicted_step_seconds(c.run, host_cores) * 1e3;
+    c.estimated_run_s = detail::estimated_run_seconds(c.run, host_cores);
+    plan.configs.push_back(std::move(c));
   }
   append_blocks(plan, manifest.settings.repetitions);
   return plan;
@@ -234,10 +231,10 @@ void append_blocks(Plan& plan, int blocks, const std::vector<int>& configs) {
 }
 
 std::string run_config_json(const Plan& plan, const PlannedRun& run) {
-  Json resolved = Json::parse(plan.configs.at(run.config_index).resolved_json);
-  resolved.object()["repetition"] = run.repetition;
-  resolved.object()["seed"] = run.seed;
-  return resolved.dump();
+  stepmodel::RunConfig resolved = plan.configs.at(run.config_index).run;
+  resolved.repetition = run.repetition;
+  resolved.seed = run.seed;
+  return stepmodel::to_json(resolved);
 }
 
 }  // namespace culprit::manifest

@@ -156,7 +156,8 @@ void check_rank(int rank, int ranks, const std::string& key) {
   }
 }
 
-Injections parse_injections(const object& obj, int ranks, const ModelConfig& model) {
+Injections parse_injections(const object& obj, int ranks, const ModelConfig& model,
+                            PhaseNames names) {
   Injections inj;
   each(obj, "delays", [&](const object& e) {
     const std::string p = "inject.delays.";
@@ -171,7 +172,8 @@ Injections parse_injections(const object& obj, int ranks, const ModelConfig& mod
     d.ms = number(e, "ms", p, d.ms);
     d.mode = text(e, "mode", p, d.mode);
     if (d.rank != kEveryRank) check_rank(d.rank, ranks, p + "rank");
-    if (std::find(phases.begin(), phases.end(), d.phase) == phases.end() &&
+    if (names == PhaseNames::kChecked &&
+        std::find(phases.begin(), phases.end(), d.phase) == phases.end() &&
         !is_pmpi_phase(d.phase)) {
       fail(p + "phase", "unknown phase '" + d.phase + "'");
     }
@@ -211,7 +213,7 @@ Injections parse_injections(const object& obj, int ranks, const ModelConfig& mod
 
 }  // namespace
 
-RunConfig parse_run_config(const std::string& json_text) {
+RunConfig parse_run_config(const std::string& json_text, PhaseNames names) {
   simdjson::dom::parser parser;
   simdjson::padded_string padded(json_text);
   object root;
@@ -249,7 +251,7 @@ RunConfig parse_run_config(const std::string& json_text) {
   object inject;
   if (has(root, "inject")) {
     if (root["inject"].get_object().get(inject)) fail("inject", "expected an object");
-    c.inject = parse_injections(inject, c.ranks, c.model);
+    c.inject = parse_injections(inject, c.ranks, c.model, names);
   }
   c.instrument = text(root, "instrument", "", c.instrument);
   if (!c.instrument.empty() && c.instrument != "pmpi") fail("instrument", "expected \"pmpi\"");
@@ -265,7 +267,7 @@ RunConfig parse_run_config(const std::string& json_text) {
     if (c.step_rule.every < 1) fail("step_rule.every", "must be >= 1");
   }
   for (const DelayInjection& d : c.inject.delays) {
-    if (is_pmpi_phase(d.phase) != (c.instrument == "pmpi")) {
+    if (names == PhaseNames::kChecked && is_pmpi_phase(d.phase) != (c.instrument == "pmpi")) {
       fail("inject.delays.phase",
            "phase '" + d.phase + "' needs " +
                (c.instrument == "pmpi" ? "a built-in workload" : "instrument \"pmpi\""));

@@ -1,6 +1,8 @@
 #pragma once
 // One run's raw facts in memory, as analysis reads them: events with interned names and the
 // per-rank clock models. Loaded from the results store (by run id) or straight from a run file.
+// Blind by construction: RunData has no configuration echo (it holds the injection truth); only
+// `culprit validate` reads that, through load_run_config_echo.
 
 #include <cstdint>
 #include <map>
@@ -46,7 +48,6 @@ struct RunData {
   std::vector<Event> events;       // ordered by (step, rank, begin_ns)
   std::vector<ClockModel> clocks;  // indexed by rank
   std::map<std::string, std::string> meta;
-  std::string config_json;  // injection truth lives here: analysis must not read it
 
   int name_index(const std::string& name) const;  // -1 when absent
 };
@@ -56,5 +57,9 @@ enum class EventSelection { kAll, kStepsOnly };
 
 RunData load_run(Db& store, std::int64_t run_id, EventSelection selection = EventSelection::kAll);
 RunData load_run_file(const std::string& path, EventSelection selection = EventSelection::kAll);
+
+// The resolved configuration a stored run echoed (stepmodel::parse_run_config reads it): the
+// injection truth, for scoring only. "" when the run has none.
+std::string load_run_config_echo(Db& store, std::int64_t run_id);
 
 }  // namespace culprit::storage

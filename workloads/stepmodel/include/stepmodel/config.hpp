@@ -115,12 +115,29 @@ struct RunConfig {
   StepRule step_rule;      // with instrument "pmpi"
 };
 
+// kChecked: a delay's phase must be one of this model's (delay_phase_names, or a pmpi phase with
+// instrument "pmpi"). kAny: any name, as in the configuration of a program with its own command
+// and region names (read back by the orchestrator, e.g. for the injection truth).
+enum class PhaseNames { kChecked, kAny };
+
 // Parses and validates a resolved configuration. Throws std::invalid_argument with the key
 // and the reason when the JSON is malformed or a value is out of range.
-RunConfig parse_run_config(const std::string& json_text);
+RunConfig parse_run_config(const std::string& json_text, PhaseNames names = PhaseNames::kChecked);
 // The phase names a delay may target under this model: the schedule's names, or the five
 // phases of the GEMM step.
 std::vector<std::string> delay_phase_names(const ModelConfig& model);
 RunConfig load_run_config(const std::string& path);
+
+// What to_json writes. kRun: everything, the file a workload reads. kConfiguration: without
+// repetition and seed (one configuration's runs share it; the store keeps it with the
+// configuration). kWorkload: also without experiment and config_label, what a configuration hash
+// covers (what the workload does, not what it is called).
+enum class JsonFields { kRun, kConfiguration, kWorkload };
+
+// The canonical resolved JSON (keys sorted, no whitespace, shortest round-trip numbers) that
+// parse_run_config reads back. Its bytes feed configuration hashes: they stay the same for the
+// same configuration.
+std::string to_json(const RunConfig& config, JsonFields fields = JsonFields::kRun);
+std::string to_json(const DelayInjection& delay);  // one entry of inject.delays
 
 }  // namespace stepmodel

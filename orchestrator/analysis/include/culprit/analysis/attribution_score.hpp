@@ -1,7 +1,8 @@
 #pragma once
 // Scoring blind attribution against the injection truth (`culprit validate`). This is the only
-// code that reads a run's configuration echo: attribution runs blind first, then its answer is
-// compared with the delay that was injected.
+// code that reads a run's configuration echo (storage::load_run_config_echo, parsed by
+// stepmodel::parse_run_config): attribution runs blind first, on a storage::RunData that has no
+// echo, then its answer is compared with the delay that was injected.
 
 #include <cstdint>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/storage/db.hpp"
+#include "stepmodel/config.hpp"
 
 namespace culprit::analysis {
 
@@ -28,7 +30,10 @@ struct InjectionTruth {
   std::optional<InjectedDelay> delay;
   bool other_injection = false;  // slowdowns: not a (rank, phase) case
 };
-InjectionTruth injection_truth(const std::string& config_json);
+InjectionTruth injection_truth(const stepmodel::Injections& inject);
+// The truth of a stored run, from its configuration echo; none when the echo is absent or is not
+// a resolved configuration.
+InjectionTruth stored_injection_truth(storage::Db& store, std::int64_t run_id);
 
 struct ValidationCase {
   std::int64_t run_id = 0;

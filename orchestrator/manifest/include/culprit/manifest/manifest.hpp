@@ -1,8 +1,9 @@
 #pragma once
 // A validated manifest (docs/manifest.md): what the user asked for, with the place in the file
 // each setting came from, so that checks made later (per configuration) can still name the
-// file, line and column. load_manifest() validates everything, including every configuration
-// the manifest expands to; a Manifest that loads always plans.
+// file, line and column. load_manifest() validates the file; the checks of each configuration
+// the manifest expands to (a delay's rank against a ranks level, ...) are make_plan's, which
+// reports them the same way (planner.hpp).
 
 #include <cstdint>
 #include <map>
@@ -143,6 +144,11 @@ Manifest load_manifest(const std::string& path);
 
 // The same from text already in memory; `path` names it in messages.
 Manifest parse_manifest(const std::string& text, const std::string& path);
+
+// A TOML file of model keys at its top level (`compute_scale = 1.15`), read with the rules of
+// [versions.NAME.model]; problems name `key_path`.KEY. Throws culprit::UsageError like
+// load_manifest (e.g. bisect's model_file, which a commit's build writes).
+std::vector<ModelSetting> load_model_file(const std::string& path, const std::string& key_path);
 
 // [reduced_from] of a stored manifest's text; nullopt when absent or the text does not parse
 // (the experiment is then not a reduced one as far as explain can tell).

@@ -1,7 +1,7 @@
 #pragma once
 // The [*.model] keys: one row per stepmodel::ModelConfig field, with its type and valid range.
-// Parsing, validation, "did you mean", labels and the resolved JSON all read this one table, and
-// so does bisect when it checks the model file a git build writes.
+// Parsing, validation, "did you mean" and labels all read this one table, and so does bisect when
+// it checks the model file a git build writes. (The resolved JSON is stepmodel::to_json.)
 
 #include <string>
 #include <string_view>
@@ -38,6 +38,5 @@ ModelValue get(const stepmodel::ModelConfig& model, const ModelKey& key);
 
 Json to_json(const ModelValue& value);
 std::string to_text(const ModelValue& value);  // for labels: 512, 1.15, true, sleep
-Json model_json(const stepmodel::ModelConfig& model);
 
 }  // namespace culprit::manifest::detail

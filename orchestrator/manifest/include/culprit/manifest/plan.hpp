@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "stepmodel/config.hpp"
+
 namespace culprit::manifest {
 
 // [launch]: how runs are started (docs/manifest.md). Empty strings mean "not set here": the
@@ -52,10 +54,12 @@ struct Configuration {
   std::vector<std::string> command;
   std::map<std::string, std::string> env;
   std::string instrument;  // "pmpi": the launcher preloads libculprit_pmpi.so (docs/pmpi.md)
-  // The resolved configuration (docs/schema.md) without the per-run fields
-  // (repetition, seed). Canonical: keys sorted, so equal configurations hash equal.
+  // The resolved configuration (docs/schema.md) its runs receive, repetition and seed aside.
+  stepmodel::RunConfig run;
+  // stepmodel::to_json(run, kConfiguration): the text the store keeps with the configuration.
   std::string resolved_json;
-  std::string config_hash;  // hex digest of resolved_json + command + env
+  // hex SHA-256 of to_json(run, kWorkload) + command + env + version (the label aside)
+  std::string config_hash;
   // Cost model (docs/manifest.md "Estimated cost"): predicted step time and wall time per run.
   double predicted_step_ms = 0;
   double estimated_run_s = 0;
@@ -76,7 +80,8 @@ struct Plan {
   double estimated_seconds = 0;
 };
 
-// The resolved configuration of one run: the configuration's JSON plus repetition and seed.
+// The resolved configuration file of one run: its configuration's `run` with the run's repetition
+// and seed (stepmodel::to_json).
 std::string run_config_json(const Plan& plan, const PlannedRun& run);
 
 }  // namespace culprit::manifest

@@ -1,0 +1,187 @@
+// RunConfig -> its canonical resolved JSON (docs/schema.md, "Resolved configuration"): object
+// keys sorted, no whitespace, integers as integers, doubles in their shortest round-trip form
+// (0 and -0 as 0). The text is what configuration hashes cover, so it must not change for an
+// unchanged configuration (tests/data/manifests/resolved/ pins it).
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stepmodel/config.hpp"
+
+namespace stepmodel {
+namespace {
+
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out.push_back(kHex[(c >> 4) & 0xF]);
+          out.push_back(kHex[c & 0xF]);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string number(double value) {
+  if (!std::isfinite(value)) throw std::invalid_argument("JSON cannot hold a non-finite number");
+  if (value == 0) return "0";
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+std::string boolean(bool value) {
+  return value ? "true" : "false";
+}
+
+// An object's members, rendered; std::map keeps the keys sorted.
+using Members = std::map<std::string, std::string>;
+
+std::string object(const Members& members) {
+  std::string out = "{";
+  for (const auto& [key, value] : members) {
+    if (out.size() > 1) out.push_back(',');
+    out += quoted(key) + ":" + value;
+  }
+  return out + "}";
+}
+
+template <typename Item, typename Render>
+std::string array(const std::vector<Item>& items, Render render) {
+  std::string out = "[";
+  for (const Item& item : items) {
+    if (out.size() > 1) out.push_back(',');
+    out += object(render(item));
+  }
+  return out + "]";
+}
+
+Members phase_members(const SchedulePhase& p) {
+  Members m{{"name", quoted(p.name)}, {"ms", number(p.ms)}};
+  if (p.gap_ms > 0) m["gap_ms"] = number(p.gap_ms);
+  if (p.layer >= 0) m["layer"] = std::to_string(p.layer);
+  if (p.microbatch >= 0) m["microbatch"] = std::to_string(p.microbatch);
+  if (p.collective) {
+    m["collective"] = "true";
+    m["seq"] = std::to_string(p.seq);
+    m["bytes"] = std::to_string(p.bytes);
+    if (p.async) m["async"] = "true";
+  }
+  if (p.waits) m["waits"] = "true";
+  return m;
+}
+
+std::string model_json(const ModelConfig& m) {
+  Members out{{"layers", std::to_string(m.layers)},
+              {"microbatches", std::to_string(m.microbatches)},
+              {"tokens", std::to_string(m.tokens)},
+              {"hidden", std::to_string(m.hidden)},
+              {"buckets", std::to_string(m.buckets)},
+              {"overlap", boolean(m.overlap)},
+              {"dtype", quoted(m.dtype)},
+              {"compute", quoted(m.compute)},
+              {"flops_per_s", number(m.flops_per_s)},
+              {"mem_bytes_per_s", number(m.mem_bytes_per_s)},
+              {"compute_scale", number(m.compute_scale)},
+              {"peak_flops", number(m.peak_flops)},
+              {"link_bytes_per_s", number(m.link_bytes_per_s)},
+              {"hop_latency_us", number(m.hop_latency_us)},
+              {"noise_cv", number(m.noise_cv)},
+              {"run_cv", number(m.run_cv)},
+              {"spike_prob", number(m.spike_prob)},
+              {"spike_ms", number(m.spike_ms)},
+              {"threads", std::to_string(m.threads)}};
+  if (!m.schedule.empty()) out["schedule"] = array(m.schedule, phase_members);
+  return object(out);
+}
+
+Members delay_members(const DelayInjection& d) {
+  return {{"rank", std::to_string(d.rank)},
+          {"phase", quoted(d.phase)},
+          {"layer", std::to_string(d.layer)},
+          {"microbatch", std::to_string(d.microbatch)},
+          {"step_first", std::to_string(d.step_first)},
+          {"step_last", std::to_string(d.step_last)},
+          {"ms", number(d.ms)},
+          {"mode", quoted(d.mode)}};
+}
+
+std::string inject_json(const Injections& inject) {
+  return object(Members{
+      {"delays", array(inject.delays, delay_members)},
+      {"slowdowns",
+       array(inject.slowdowns,
+             [](const SlowdownInjection& s) {
+               return Members{{"rank", std::to_string(s.rank)}, {"factor", number(s.factor)}};
+             })},
+      {"clock_skews", array(inject.clock_skews,
+                            [](const ClockSkewInjection& c) {
+                              return Members{{"rank", std::to_string(c.rank)},
+                                             {"offset_ms", number(c.offset_ms)},
+                                             {"drift_ppm", number(c.drift_ppm)}};
+                            })},
+      {"faults", array(inject.faults, [](const FaultInjection& f) {
+         return Members{{"rank", std::to_string(f.rank)},
+                        {"step", std::to_string(f.step)},
+                        {"kind", quoted(f.kind)}};
+       })}});
+}
+
+}  // namespace
+
+std::string to_json(const DelayInjection& delay) {
+  return object(delay_members(delay));
+}
+
+std::string to_json(const RunConfig& c, JsonFields fields) {
+  Members root{{"backend", quoted(c.backend)},
+               {"ranks", std::to_string(c.ranks)},
+               {"warmup_steps", std::to_string(c.warmup_steps)},
+               {"steps", std::to_string(c.steps)},
+               {"model", model_json(c.model)},
+               {"inject", inject_json(c.inject)}};
+  if (!c.instrument.empty()) {
+    root["instrument"] = quoted(c.instrument);
+    root["step_rule"] = object(
+        Members{{"call", quoted(c.step_rule.call)}, {"every", std::to_string(c.step_rule.every)}});
+  }
+  if (fields != JsonFields::kWorkload) {
+    root["experiment"] = quoted(c.experiment);
+    root["config_label"] = quoted(c.config_label);
+  }
+  if (fields == JsonFields::kRun) {
+    root["repetition"] = std::to_string(c.repetition);
+    root["seed"] = std::to_string(c.seed);
+  }
+  return object(root);
+}
+
+}  // namespace stepmodel
