@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "culprit/manifest/json.hpp"
 #include "culprit/storage/merge.hpp"
+#include "culprit/storage/queries.hpp"
 #include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
@@ -49,7 +50,7 @@ void register_merge(CLI::App& app, Outcome& outcome) {
       doc["inputs"] = reports;
       std::cout << manifest::Json(doc).dump() << "\n";
     } else {
-      const auto total = db->query_int("SELECT count(*) FROM runs").value_or(0);
+      const auto total = storage::count_runs(*db);
       std::cout << fmt::format("merged {} database(s) into {}: {} run(s) stored\n",
                                o->inputs.size(), o->output, total);
     }

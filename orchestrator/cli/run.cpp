@@ -36,8 +36,10 @@ std::string duration_text(double seconds) {
 }
 
 std::string outcome_text(const launch::RunReport& r) {
-  if (r.status == "ok") return fmt::format("ok, median {:.3f} ms", r.median_ms.value_or(NAN));
-  return r.status + ": " + r.error;
+  if (r.status == storage::RunStatus::kOk) {
+    return fmt::format("ok, median {:.3f} ms", r.median_ms.value_or(NAN));
+  }
+  return std::string(storage::to_text(r.status)) + ": " + r.error;
 }
 
 // A live line on a terminal; one log line per finished run otherwise (CI logs, pipes).
@@ -65,7 +67,7 @@ class SweepProgress : public launch::ProgressSink {
                                          report::printable(p.config), p.repetition, r.run_id,
                                          report::printable(outcome_text(r)), r.wall_s);
     if (!r.warning.empty()) spdlog::warn("run {}: {}", r.run_id, r.warning);
-    if (r.status == "ok") {
+    if (r.status == storage::RunStatus::kOk) {
       spdlog::info("{}", line);
     } else {
       spdlog::warn("{}", line);
@@ -102,7 +104,7 @@ manifest::Json report_json(const launch::RunReport& r) {
   o["config"] = r.config;
   o["repetition"] = r.repetition;
   o["attempt"] = r.attempt;
-  o["status"] = r.status;
+  o["status"] = std::string(storage::to_text(r.status));
   o["median_ms"] = r.median_ms ? manifest::Json(*r.median_ms) : manifest::Json();
   o["error"] = r.error;
   o["wall_s"] = r.wall_s;
@@ -134,10 +136,10 @@ void print_result(const RunOptions& o, const std::string& db, const launch::Exec
       r.stopped_early ? ", stopped: " + r.stop_reason : std::string());
   bool failed_kept = false;
   for (const auto& run : r.runs) {
-    if (run.status != "ok") {
+    if (run.status != storage::RunStatus::kOk) {
       std::cout << fmt::format("  run {} {} #{}: {}\n", run.run_id, report::printable(run.config),
                                run.repetition, report::printable(outcome_text(run)));
-      failed_kept = failed_kept || run.status != "interrupted";
+      failed_kept = failed_kept || run.status != storage::RunStatus::kInterrupted;
     }
   }
   if (r.pending > 0) {
