@@ -99,29 +99,14 @@ std::int64_t merge_experiment(Db& out, std::int64_t src_id, MergeStats& stats) {
 std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, std::int64_t src_experiment,
                                                           std::int64_t out_experiment,
                                                           MergeStats& stats) {
-  Statement read(
-      out,
-      "SELECT id, label, factor, level_json, is_baseline, version, backend, ranks, "
-      "command_json, env_json, resolved_json, config_hash, superseded FROM src.configurations "
-      "WHERE experiment_id = ?1");
+  Statement read(out, std::string("SELECT ") + kConfigurationColumns +
+                          " FROM src.configurations WHERE experiment_id = ?1");
   read.bind(1, src_experiment);
   std::map<std::int64_t, std::int64_t> ids;
   while (read.step()) {
-    ConfigurationRecord c;
-    c.label = read.column_text(1);
-    c.factor = read.column_text(2);
-    c.level_json = read.column_text(3);
-    c.is_baseline = read.column_int(4) != 0;
-    c.version = read.column_text(5);
-    c.backend = read.column_text(6);
-    c.ranks = static_cast<int>(read.column_int(7));
-    c.command_json = read.column_text(8);
-    c.env_json = read.column_text(9);
-    c.resolved_json = read.column_text(10);
-    c.config_hash = read.column_text(11);
-    c.superseded = read.column_int(12) != 0;
+    const ConfigurationRecord c = read_configuration(read);
     const auto before = out.query_int("SELECT count(*) FROM configurations").value_or(0);
-    ids[read.column_int(0)] = ensure_configuration(out, out_experiment, c);
+    ids[c.id] = ensure_configuration(out, out_experiment, c);
     if (out.query_int("SELECT count(*) FROM configurations").value_or(0) != before) {
       ++stats.configurations_added;
     }

@@ -126,45 +126,57 @@ std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
   return store.last_insert_id();
 }
 
+const char* const kConfigurationColumns =
+    "id, label, factor, level_json, is_baseline, version, backend, ranks, command_json, "
+    "env_json, resolved_json, config_hash, superseded";
+
+ConfigurationRecord read_configuration(const Statement& row) {
+  ConfigurationRecord c;
+  c.id = row.column_int(0);
+  c.label = row.column_text(1);
+  c.factor = row.column_text(2);
+  c.level_json = row.column_text(3);
+  c.is_baseline = row.column_int(4) != 0;
+  c.version = row.column_text(5);
+  c.backend = row.column_text(6);
+  c.ranks = static_cast<int>(row.column_int(7));
+  c.command_json = row.column_text(8);
+  c.env_json = row.column_text(9);
+  c.resolved_json = row.column_text(10);
+  c.config_hash = row.column_text(11);
+  c.superseded = row.column_int(12) != 0;
+  return c;
+}
+
 std::vector<ConfigurationRecord> list_configurations(Db& store, std::int64_t experiment_id,
                                                      bool include_superseded) {
-  Statement stmt(store,
-                 "SELECT id, label, factor, level_json, is_baseline, version, backend, ranks, "
-                 "command_json, env_json, resolved_json, config_hash, superseded "
-                 "FROM configurations WHERE experiment_id = ?1 AND (?2 OR superseded = 0) "
-                 "ORDER BY is_baseline DESC, id");
+  Statement stmt(store, std::string("SELECT ") + kConfigurationColumns +
+                            " FROM configurations WHERE experiment_id = ?1 AND "
+                            "(?2 OR superseded = 0) ORDER BY is_baseline DESC, id");
   stmt.bind(1, experiment_id).bind(2, include_superseded ? 1 : 0);
   std::vector<ConfigurationRecord> configs;
-  while (stmt.step()) {
-    ConfigurationRecord c;
-    c.id = stmt.column_int(0);
-    c.label = stmt.column_text(1);
-    c.factor = stmt.column_text(2);
-    c.level_json = stmt.column_text(3);
-    c.is_baseline = stmt.column_int(4) != 0;
-    c.version = stmt.column_text(5);
-    c.backend = stmt.column_text(6);
-    c.ranks = static_cast<int>(stmt.column_int(7));
-    c.command_json = stmt.column_text(8);
-    c.env_json = stmt.column_text(9);
-    c.resolved_json = stmt.column_text(10);
-    c.config_hash = stmt.column_text(11);
-    c.superseded = stmt.column_int(12) != 0;
-    configs.push_back(std::move(c));
-  }
+  while (stmt.step()) configs.push_back(read_configuration(stmt));
   return configs;
 }
 
 int supersede_configurations(Db& store, std::int64_t experiment_id,
                              const std::vector<std::string>& current_hashes) {
-  Statement mark(store, "UPDATE configurations SET superseded = 1 WHERE id = ?1");
+  Statement mark(store, "UPDATE configurations SET superseded = ?2 WHERE id = ?1");
+  const auto current = [&](const ConfigurationRecord& c) {
+    for (const std::string& hash : current_hashes) {
+      if (hash == c.config_hash) return true;
+    }
+    return false;
+  };
+  const std::vector<ConfigurationRecord> all = list_configurations(store, experiment_id, true);
   int count = 0;
-  for (const ConfigurationRecord& c : list_configurations(store, experiment_id)) {
-    bool current = false;
-    for (const std::string& hash : current_hashes) current = current || hash == c.config_hash;
-    if (current) continue;
-    mark.bind(1, c.id).run();
+  for (const ConfigurationRecord& c : all) {  // first free the labels of the stale ones
+    if (c.superseded || current(c)) continue;
+    mark.bind(1, c.id).bind(2, 1).run();
     ++count;
+  }
+  for (const ConfigurationRecord& c : all) {  // then a manifest changed back revives its own
+    if (c.superseded && current(c)) mark.bind(1, c.id).bind(2, 0).run();
   }
   return count;
 }

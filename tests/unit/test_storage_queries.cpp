@@ -222,6 +222,13 @@ TEST_CASE("superseded configurations: marked, left out by readers, their label f
   const auto runs = list_runs(*db, "e");
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].config == "v2 [superseded hash-v2]");  // shown as before, from the column
+
+  // The manifest changed back: the first v2 is current again, with its run; the second is not.
+  CHECK(supersede_configurations(*db, e, {"hash-baseline", "hash-v2"}) == 1);
+  const ExperimentRuns back = load_experiment_runs(*db, "e");
+  REQUIRE(back.configs.size() == 2);
+  CHECK(back.configs[1].config.id == old_v2);
+  CHECK(back.configs[1].ok_runs.size() == 1);
 }
 
 TEST_CASE("migration 2: a store built by the old DDL keeps its rows, labels lose the suffix") {

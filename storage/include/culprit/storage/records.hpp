@@ -60,13 +60,19 @@ struct ConfigurationRecord {
 std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
                                   const ConfigurationRecord& config);
 
+// The configurations columns in the order read_configuration expects (merge reads them from an
+// attached store with the same list).
+extern const char* const kConfigurationColumns;
+ConfigurationRecord read_configuration(const Statement& row);
+
 // The experiment's configurations, the baseline first, then in insertion order; superseded ones
 // only when `include_superseded`.
 std::vector<ConfigurationRecord> list_configurations(Db& store, std::int64_t experiment_id,
                                                      bool include_superseded = false);
 
 // Marks every current configuration of the experiment whose config_hash is not in
-// `current_hashes` superseded. Returns how many.
+// `current_hashes` superseded, and makes a superseded one whose hash is there current again (a
+// manifest changed back). Returns how many were superseded.
 int supersede_configurations(Db& store, std::int64_t experiment_id,
                              const std::vector<std::string>& current_hashes);
 
