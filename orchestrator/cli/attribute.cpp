@@ -8,6 +8,7 @@
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/report/attribution_report.hpp"
+#include "culprit/storage/queries.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
 #include "subcommand.hpp"
@@ -39,13 +40,11 @@ int attribute(const AttributeArgs& args) {
       run = storage::load_run(*store, *args.run_id);
       if (run.events.empty()) {
         const std::string id = std::to_string(*args.run_id);
+        const auto found = storage::find_run(*store, *args.run_id);
+        const std::string state =
+            found ? found->status + (found->error.empty() ? "" : ": " + found->error) : "?";
         throw UsageError("run " + id + " in " + store->path() + " has no events to attribute (" +
-                         store
-                             ->query_text("SELECT status || coalesce(': ' || nullif(error, ''), "
-                                          "'') FROM runs WHERE id = " +
-                                          id)
-                             .value_or("?") +
-                         "): attribute an ok run (see `culprit runs`)");
+                         state + "): attribute an ok run (see `culprit runs`)");
       }
       if (options.peak_flops_per_device <= 0)
         options.peak_flops_per_device = analysis::configured_peak_flops(*store, *args.run_id);

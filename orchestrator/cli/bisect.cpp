@@ -25,11 +25,12 @@ struct BisectOptions {
 class RunLog : public launch::ProgressSink {
  public:
   void on_run_end(const launch::RunProgress& p, const launch::RunReport& r) override {
-    if (r.status == "ok") {
+    if (r.status == storage::RunStatus::kOk) {
       spdlog::info("run {} {} #{}: ok, median {:.3f} ms", r.run_id, p.config, p.repetition,
                    r.median_ms.value_or(0));
     } else {
-      spdlog::warn("run {} {} #{}: {}: {}", r.run_id, p.config, p.repetition, r.status, r.error);
+      spdlog::warn("run {} {} #{}: {}: {}", r.run_id, p.config, p.repetition,
+                   storage::to_text(r.status), r.error);
     }
   }
 };

@@ -4,6 +4,7 @@
 
 #include "culprit/report/store_listings.hpp"
 #include "culprit/storage/merge.hpp"
+#include "culprit/storage/queries.hpp"
 #include "culprit/storage/store.hpp"
 #include "subcommand.hpp"
 
@@ -39,7 +40,7 @@ void register_merge(CLI::App& app, Outcome& outcome) {
     if (o->common.json) {
       std::cout << report::merge_json(o->output, merged);
     } else {
-      const auto total = db->query_int("SELECT count(*) FROM runs").value_or(0);
+      const auto total = storage::count_runs(*db);
       std::cout << report::merge_text(o->output, merged, total);
     }
     outcome.exit_code = exit_code::kOk;

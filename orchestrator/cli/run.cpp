@@ -58,7 +58,7 @@ class SweepProgress : public launch::ProgressSink {
                                          report::printable(p.config), p.repetition, r.run_id,
                                          report::printable(report::run_outcome_text(r)), r.wall_s);
     if (!r.warning.empty()) spdlog::warn("run {}: {}", r.run_id, r.warning);
-    if (r.status == "ok") {
+    if (r.status == storage::RunStatus::kOk) {
       spdlog::info("{}", line);
     } else {
       spdlog::warn("{}", line);

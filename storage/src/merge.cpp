@@ -34,10 +34,6 @@ constexpr ChildTable kChildTables[] = {
     {"steps", "step, time_ms, boundary_ns, last_rank, warmup"},
 };
 
-bool finished(const std::string& status) {
-  return status == "ok" || status == "failed" || status == "timeout" || status == "crashed";
-}
-
 class Attached {
  public:
   Attached(Db& db, const std::string& path) : db_(db) {
@@ -103,27 +99,14 @@ std::int64_t merge_experiment(Db& out, std::int64_t src_id, MergeStats& stats) {
 std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, std::int64_t src_experiment,
                                                           std::int64_t out_experiment,
                                                           MergeStats& stats) {
-  Statement read(out,
-                 "SELECT id, label, factor, level_json, is_baseline, version, backend, ranks, "
-                 "command_json, env_json, resolved_json, config_hash FROM src.configurations "
-                 "WHERE experiment_id = ?1");
+  Statement read(out, std::string("SELECT ") + kConfigurationColumns +
+                          " FROM src.configurations WHERE experiment_id = ?1");
   read.bind(1, src_experiment);
   std::map<std::int64_t, std::int64_t> ids;
   while (read.step()) {
-    ConfigurationRecord c;
-    c.label = read.column_text(1);
-    c.factor = read.column_text(2);
-    c.level_json = read.column_text(3);
-    c.is_baseline = read.column_int(4) != 0;
-    c.version = read.column_text(5);
-    c.backend = read.column_text(6);
-    c.ranks = static_cast<int>(read.column_int(7));
-    c.command_json = read.column_text(8);
-    c.env_json = read.column_text(9);
-    c.resolved_json = read.column_text(10);
-    c.config_hash = read.column_text(11);
+    const ConfigurationRecord c = read_configuration(read);
     const auto before = out.query_int("SELECT count(*) FROM configurations").value_or(0);
-    ids[read.column_int(0)] = ensure_configuration(out, out_experiment, c);
+    ids[c.id] = ensure_configuration(out, out_experiment, c);
     if (out.query_int("SELECT count(*) FROM configurations").value_or(0) != before) {
       ++stats.configurations_added;
     }
@@ -137,7 +120,7 @@ void merge_runs(Db& out, std::int64_t src_experiment, std::int64_t out_experimen
     std::int64_t id;
     std::int64_t config_id;
     int repetition;
-    std::string status;
+    RunStatus status;
   };
   std::vector<SourceRun> runs;
   {
@@ -147,13 +130,13 @@ void merge_runs(Db& out, std::int64_t src_experiment, std::int64_t out_experimen
     read.bind(1, src_experiment);
     while (read.step()) {
       runs.push_back({read.column_int(0), read.column_int(1), static_cast<int>(read.column_int(2)),
-                      read.column_text(3)});
+                      parse_run_status(read.column_view(3))});
     }
   }
   Statement find(out, "SELECT id, status FROM runs WHERE config_id = ?1 AND repetition = ?2");
   Statement remove(out, "DELETE FROM runs WHERE id = ?1");
   for (const SourceRun& run : runs) {
-    if (!finished(run.status)) continue;
+    if (!is_finished(run.status)) continue;
     const std::int64_t config_id = config_ids.at(run.config_id);
     find.bind(1, config_id).bind(2, run.repetition);
     if (!find.step()) {
@@ -163,10 +146,10 @@ void merge_runs(Db& out, std::int64_t src_experiment, std::int64_t out_experimen
       continue;
     }
     const std::int64_t existing_id = find.column_int(0);
-    const std::string existing_status = find.column_text(1);
+    const RunStatus existing_status = parse_run_status(find.column_view(1));
     find.reset();
-    const bool replace =
-        existing_status != "ok" && (run.status == "ok" || !finished(existing_status));
+    const bool replace = existing_status != RunStatus::kOk &&
+                         (run.status == RunStatus::kOk || !is_finished(existing_status));
     if (!replace) {
       ++stats.runs_kept;
       continue;

@@ -140,9 +140,48 @@ CREATE TABLE steps (
 CREATE INDEX runs_by_config ON runs (config_id, status);
 CREATE INDEX runs_by_experiment ON runs (experiment_id, position);
 )sql",
+    // 2: "superseded" is a column, no longer a ' [superseded HASH12]' suffix of the label; a
+    // label is unique only among the current configurations. SQLite cannot drop a UNIQUE
+    // constraint, so the table is rebuilt (open_store runs migrations with foreign keys off).
+    R"sql(
+CREATE TABLE configurations_v2 (
+  id            INTEGER PRIMARY KEY,
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  label         TEXT NOT NULL,
+  factor        TEXT NOT NULL,
+  level_json    TEXT NOT NULL,
+  is_baseline   INTEGER NOT NULL DEFAULT 0,
+  version       TEXT NOT NULL DEFAULT '',
+  backend       TEXT NOT NULL,
+  ranks         INTEGER NOT NULL,
+  command_json  TEXT NOT NULL DEFAULT '[]',
+  env_json      TEXT NOT NULL DEFAULT '{}',
+  resolved_json TEXT NOT NULL,
+  config_hash   TEXT NOT NULL,
+  superseded    INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (experiment_id, config_hash)
+);
+INSERT INTO configurations_v2 (id, experiment_id, label, factor, level_json, is_baseline, version,
+                               backend, ranks, command_json, env_json, resolved_json, config_hash,
+                               superseded)
+  SELECT id, experiment_id,
+         CASE WHEN label LIKE '% [superseded %]'
+              THEN substr(label, 1, instr(label, ' [superseded ') - 1) ELSE label END,
+         factor, level_json, is_baseline, version, backend, ranks, command_json, env_json,
+         resolved_json, config_hash, label LIKE '% [superseded %]'
+  FROM configurations;
+DROP TABLE configurations;
+ALTER TABLE configurations_v2 RENAME TO configurations;
+CREATE UNIQUE INDEX configurations_current_label ON configurations (experiment_id, label)
+  WHERE superseded = 0;
+)sql",
 };
 
 }  // namespace
+
+const char* store_migration_sql(int from_version) {
+  return kMigrations.at(static_cast<std::size_t>(from_version));
+}
 
 int schema_version(Db& db) {
   return static_cast<int>(db.query_int("PRAGMA user_version").value_or(0));
@@ -238,16 +277,23 @@ std::unique_ptr<Db> open_store(const std::string& path) {
   // chosen before the first table exists, i.e. for a new file.
   if (found == 0) db->exec("PRAGMA page_size=" + std::to_string(kStorePageSize));
   db->exec("PRAGMA journal_mode=WAL");
-  db->exec("PRAGMA foreign_keys=ON");
   db->exec("PRAGMA synchronous=NORMAL");
   db->exec("PRAGMA cache_size=" + std::to_string(kStoreCacheKiB * -1));
+  // Foreign keys stay off while migrating: a rebuilt table is dropped and replaced, which with
+  // them on would cascade into the rows that reference it. The check runs before the commit.
   const int version = schema_version(*db);
   for (int v = version; v < kStoreSchemaVersion; ++v) {
     Transaction tx(*db);
     db->exec(kMigrations[static_cast<std::size_t>(v)]);
+    if (db->query_int("SELECT 1 FROM pragma_foreign_key_check LIMIT 1")) {
+      throw std::runtime_error("database " + path + ": migration to schema version " +
+                               std::to_string(v + 1) +
+                               " left dangling references; the store was left as it was");
+    }
     db->exec("PRAGMA user_version = " + std::to_string(v + 1));
     tx.commit();
   }
+  db->exec("PRAGMA foreign_keys=ON");
   return db;
 }
 

@@ -1,8 +1,146 @@
 #include "culprit/storage/queries.hpp"
 
+#include <string_view>
+
 #include "culprit/errors.hpp"
 
 namespace culprit::storage {
+namespace {
+
+// How `culprit runs` and `culprit export` name a superseded configuration (labels repeat).
+std::string display_label(std::string label, bool superseded, std::string_view config_hash) {
+  if (superseded) label += " [superseded " + std::string(config_hash.substr(0, 12)) + "]";
+  return label;
+}
+
+std::vector<double> medians(Statement& stmt) {
+  std::vector<double> out;
+  while (stmt.step()) out.push_back(stmt.column_double(0));
+  return out;
+}
+
+RunSummary read_summary(const Statement& stmt) {
+  RunSummary r;
+  r.id = stmt.column_int(0);
+  r.experiment = stmt.column_text(1);
+  r.config = display_label(stmt.column_text(2), stmt.column_int(10) != 0, stmt.column_view(11));
+  r.repetition = static_cast<int>(stmt.column_int(3));
+  r.position = static_cast<int>(stmt.column_int(4));
+  r.attempt = static_cast<int>(stmt.column_int(5));
+  r.status = stmt.column_text(6);
+  if (!stmt.column_is_null(7)) r.median_ms = stmt.column_double(7);
+  r.started_at = stmt.column_text(8);
+  r.error = stmt.column_text(9);
+  return r;
+}
+
+constexpr const char* kSummarySelect =
+    "SELECT r.id, e.name, c.label, r.repetition, r.position, r.attempt, r.status, "
+    "r.median_ms, coalesce(r.started_at, ''), r.error, c.superseded, c.config_hash "
+    "FROM runs r JOIN configurations c ON c.id = r.config_id "
+    "JOIN experiments e ON e.id = r.experiment_id ";
+
+}  // namespace
+
+ExperimentRuns load_experiment_runs(Db& store, const std::string& name) {
+  std::optional<ExperimentRecord> found =
+      name.empty() ? latest_experiment(store) : find_experiment(store, name);
+  if (!found) {
+    throw UsageError(name.empty() ? "the store " + store.path() +
+                                        " holds no experiment yet: run one with `culprit run "
+                                        "MANIFEST`"
+                                  : "the store " + store.path() + " has no experiment '" + name +
+                                        "': `culprit runs` lists what it holds");
+  }
+  ExperimentRuns result;
+  result.experiment = std::move(*found);
+  for (ConfigurationRecord& c : list_configurations(store, result.experiment.id)) {
+    ConfigurationRuns entry;
+    entry.ok_runs = ok_runs(store, c.id);
+    entry.config = std::move(c);
+    result.configs.push_back(std::move(entry));
+  }
+  return result;
+}
+
+std::vector<OkRun> ok_runs(Db& store, std::int64_t config_id) {
+  Statement stmt(store,
+                 "SELECT id, repetition, position, median_ms, binding FROM runs "
+                 "WHERE config_id = ?1 AND status = 'ok' AND median_ms IS NOT NULL "
+                 "ORDER BY position, id");
+  stmt.bind(1, config_id);
+  std::vector<OkRun> runs;
+  while (stmt.step()) {
+    runs.push_back({stmt.column_int(0), static_cast<int>(stmt.column_int(1)),
+                    static_cast<int>(stmt.column_int(2)), stmt.column_double(3),
+                    stmt.column_text(4)});
+  }
+  return runs;
+}
+
+std::vector<double> ok_medians_by_hash(Db& store, std::int64_t experiment_id,
+                                       const std::string& config_hash) {
+  Statement stmt(store,
+                 "SELECT r.median_ms FROM runs r JOIN configurations c ON c.id = r.config_id "
+                 "WHERE c.experiment_id = ?1 AND c.config_hash = ?2 AND r.status = 'ok' AND "
+                 "r.median_ms IS NOT NULL ORDER BY r.repetition");
+  stmt.bind(1, experiment_id).bind(2, config_hash);
+  return medians(stmt);
+}
+
+std::vector<double> sibling_ok_medians(Db& store, std::int64_t run_id) {
+  Statement stmt(store,
+                 "SELECT s.median_ms FROM runs r JOIN runs s ON s.config_id = r.config_id "
+                 "WHERE r.id = ?1 AND s.status = 'ok' AND s.median_ms IS NOT NULL ORDER BY s.id");
+  stmt.bind(1, run_id);
+  return medians(stmt);
+}
+
+std::optional<std::string> resolved_json_of_run(Db& store, std::int64_t run_id) {
+  Statement stmt(store,
+                 "SELECT c.resolved_json FROM runs r JOIN configurations c ON c.id = r.config_id "
+                 "WHERE r.id = ?1");
+  stmt.bind(1, run_id);
+  if (!stmt.step()) return std::nullopt;
+  return stmt.column_text(0);
+}
+
+std::set<std::string> ok_run_provenance(Db& store, std::int64_t config_id, const std::string& key,
+                                        bool job_only) {
+  Statement stmt(store,
+                 "SELECT DISTINCT p.value FROM provenance p JOIN runs r ON r.id = p.run_id "
+                 "WHERE r.config_id = ?1 AND r.status = 'ok' AND p.key = ?2 AND "
+                 "(?3 = 0 OR p.rank = -1)");
+  stmt.bind(1, config_id).bind(2, key).bind(3, job_only ? 1 : 0);
+  std::set<std::string> values;
+  while (stmt.step()) values.insert(stmt.column_text(0));
+  return values;
+}
+
+std::optional<RunSummary> find_run(Db& store, std::int64_t run_id) {
+  Statement stmt(store, std::string(kSummarySelect) + "WHERE r.id = ?1");
+  stmt.bind(1, run_id);
+  if (!stmt.step()) return std::nullopt;
+  return read_summary(stmt);
+}
+
+std::int64_t count_runs(Db& store) {
+  return store.query_int("SELECT count(*) FROM runs").value_or(0);
+}
+
+PlannedRunCounts count_planned_runs(Db& store, const std::string& experiment, int repetitions) {
+  Statement stmt(store,
+                 "SELECT coalesce(sum(r.status = 'ok'), 0), coalesce(sum(r.status IN "
+                 "('ok', 'failed', 'timeout', 'crashed')), 0) FROM runs r JOIN experiments "
+                 "e ON e.id = r.experiment_id WHERE e.name = ?1 AND r.repetition < ?2");
+  stmt.bind(1, experiment).bind(2, repetitions);
+  PlannedRunCounts counts;
+  if (stmt.step()) {
+    counts.ok = static_cast<int>(stmt.column_int(0));
+    counts.finished = static_cast<int>(stmt.column_int(1));
+  }
+  return counts;
+}
 
 void check_experiment_exists(Db& store, const std::string& experiment) {
   if (experiment.empty()) return;
@@ -21,35 +159,19 @@ void check_experiment_exists(Db& store, const std::string& experiment) {
 }
 
 std::vector<RunSummary> list_runs(Db& store, const std::string& experiment) {
-  Statement stmt(store,
-                 "SELECT r.id, e.name, c.label, r.repetition, r.position, r.attempt, r.status, "
-                 "r.median_ms, coalesce(r.started_at, ''), r.error "
-                 "FROM runs r JOIN configurations c ON c.id = r.config_id "
-                 "JOIN experiments e ON e.id = r.experiment_id "
-                 "WHERE ?1 = '' OR e.name = ?1 ORDER BY e.id, r.position, r.id");
+  Statement stmt(store, std::string(kSummarySelect) +
+                            "WHERE ?1 = '' OR e.name = ?1 ORDER BY e.id, r.position, r.id");
   stmt.bind(1, experiment);
   std::vector<RunSummary> runs;
-  while (stmt.step()) {
-    RunSummary r;
-    r.id = stmt.column_int(0);
-    r.experiment = stmt.column_text(1);
-    r.config = stmt.column_text(2);
-    r.repetition = static_cast<int>(stmt.column_int(3));
-    r.position = static_cast<int>(stmt.column_int(4));
-    r.attempt = static_cast<int>(stmt.column_int(5));
-    r.status = stmt.column_text(6);
-    if (!stmt.column_is_null(7)) r.median_ms = stmt.column_double(7);
-    r.started_at = stmt.column_text(8);
-    r.error = stmt.column_text(9);
-    runs.push_back(std::move(r));
-  }
+  while (stmt.step()) runs.push_back(read_summary(stmt));
   return runs;
 }
 
 std::vector<StepExport> export_steps(Db& store, const std::string& experiment) {
   Statement stmt(store,
                  "SELECT s.run_id, e.name, c.label, r.repetition, s.step, s.time_ms, "
-                 "s.last_rank, s.warmup FROM steps s JOIN runs r ON r.id = s.run_id "
+                 "s.last_rank, s.warmup, c.superseded, c.config_hash FROM steps s JOIN runs r ON "
+                 "r.id = s.run_id "
                  "JOIN configurations c ON c.id = r.config_id "
                  "JOIN experiments e ON e.id = r.experiment_id "
                  "WHERE ?1 = '' OR e.name = ?1 ORDER BY e.id, r.position, s.run_id, s.step");
@@ -59,7 +181,7 @@ std::vector<StepExport> export_steps(Db& store, const std::string& experiment) {
     StepExport s;
     s.run_id = stmt.column_int(0);
     s.experiment = stmt.column_text(1);
-    s.config = stmt.column_text(2);
+    s.config = display_label(stmt.column_text(2), stmt.column_int(8) != 0, stmt.column_view(9));
     s.repetition = static_cast<int>(stmt.column_int(3));
     s.step = static_cast<int>(stmt.column_int(4));
     s.time_ms = stmt.column_double(5);

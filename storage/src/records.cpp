@@ -1,11 +1,16 @@
 #include "culprit/storage/records.hpp"
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <stdexcept>
 
 namespace culprit::storage {
 namespace {
+
+constexpr std::array<std::string_view, 7> kStatusText = {
+    "pending", "running", "ok", "failed", "timeout", "crashed", "interrupted"};
 
 std::optional<ExperimentRecord> read_experiment(Statement& stmt) {
   if (!stmt.step()) return std::nullopt;
@@ -20,6 +25,22 @@ std::optional<ExperimentRecord> read_experiment(Statement& stmt) {
 }
 
 }  // namespace
+
+std::string_view to_text(RunStatus status) {
+  return kStatusText.at(static_cast<std::size_t>(status));
+}
+
+RunStatus parse_run_status(std::string_view text) {
+  for (std::size_t i = 0; i < kStatusText.size(); ++i) {
+    if (kStatusText[i] == text) return static_cast<RunStatus>(i);
+  }
+  throw std::runtime_error("unknown run status '" + std::string(text) + "' in the store");
+}
+
+bool is_finished(RunStatus status) {
+  return status == RunStatus::kOk || status == RunStatus::kFailed ||
+         status == RunStatus::kTimeout || status == RunStatus::kCrashed;
+}
 
 std::string utc_now_iso8601() {
   const auto now = std::chrono::system_clock::now();
@@ -40,6 +61,13 @@ std::optional<ExperimentRecord> find_experiment(Db& store, const std::string& na
                  "SELECT id, name, manifest_path, manifest_text, manifest_hash, forced_changes "
                  "FROM experiments WHERE name = ?1");
   stmt.bind(1, name);
+  return read_experiment(stmt);
+}
+
+std::optional<ExperimentRecord> latest_experiment(Db& store) {
+  Statement stmt(store,
+                 "SELECT id, name, manifest_path, manifest_text, manifest_hash, forced_changes "
+                 "FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1");
   return read_experiment(stmt);
 }
 
@@ -79,7 +107,8 @@ std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
   Statement insert(store,
                    "INSERT INTO configurations (experiment_id, label, factor, level_json, "
                    "is_baseline, version, backend, ranks, command_json, env_json, resolved_json, "
-                   "config_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+                   "config_hash, superseded) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   insert.bind(1, experiment_id)
       .bind(2, c.label)
       .bind(3, c.factor)
@@ -91,9 +120,65 @@ std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
       .bind(9, c.command_json)
       .bind(10, c.env_json)
       .bind(11, c.resolved_json)
-      .bind(12, c.config_hash);
+      .bind(12, c.config_hash)
+      .bind(13, c.superseded ? 1 : 0);
   insert.run();
   return store.last_insert_id();
+}
+
+const char* const kConfigurationColumns =
+    "id, label, factor, level_json, is_baseline, version, backend, ranks, command_json, "
+    "env_json, resolved_json, config_hash, superseded";
+
+ConfigurationRecord read_configuration(const Statement& row) {
+  ConfigurationRecord c;
+  c.id = row.column_int(0);
+  c.label = row.column_text(1);
+  c.factor = row.column_text(2);
+  c.level_json = row.column_text(3);
+  c.is_baseline = row.column_int(4) != 0;
+  c.version = row.column_text(5);
+  c.backend = row.column_text(6);
+  c.ranks = static_cast<int>(row.column_int(7));
+  c.command_json = row.column_text(8);
+  c.env_json = row.column_text(9);
+  c.resolved_json = row.column_text(10);
+  c.config_hash = row.column_text(11);
+  c.superseded = row.column_int(12) != 0;
+  return c;
+}
+
+std::vector<ConfigurationRecord> list_configurations(Db& store, std::int64_t experiment_id,
+                                                     bool include_superseded) {
+  Statement stmt(store, std::string("SELECT ") + kConfigurationColumns +
+                            " FROM configurations WHERE experiment_id = ?1 AND "
+                            "(?2 OR superseded = 0) ORDER BY is_baseline DESC, id");
+  stmt.bind(1, experiment_id).bind(2, include_superseded ? 1 : 0);
+  std::vector<ConfigurationRecord> configs;
+  while (stmt.step()) configs.push_back(read_configuration(stmt));
+  return configs;
+}
+
+int supersede_configurations(Db& store, std::int64_t experiment_id,
+                             const std::vector<std::string>& current_hashes) {
+  Statement mark(store, "UPDATE configurations SET superseded = ?2 WHERE id = ?1");
+  const auto current = [&](const ConfigurationRecord& c) {
+    for (const std::string& hash : current_hashes) {
+      if (hash == c.config_hash) return true;
+    }
+    return false;
+  };
+  const std::vector<ConfigurationRecord> all = list_configurations(store, experiment_id, true);
+  int count = 0;
+  for (const ConfigurationRecord& c : all) {  // first free the labels of the stale ones
+    if (c.superseded || current(c)) continue;
+    mark.bind(1, c.id).bind(2, 1).run();
+    ++count;
+  }
+  for (const ConfigurationRecord& c : all) {  // then a manifest changed back revives its own
+    if (c.superseded && current(c)) mark.bind(1, c.id).bind(2, 0).run();
+  }
+  return count;
 }
 
 RunState ensure_run(Db& store, std::int64_t experiment_id, const RunKey& key, int position,
@@ -103,8 +188,8 @@ RunState ensure_run(Db& store, std::int64_t experiment_id, const RunKey& key, in
                  "WHERE config_id = ?1 AND repetition = ?2");
   find.bind(1, key.config_id).bind(2, key.repetition);
   if (find.step()) {
-    return {find.column_int(0), find.column_text(1), static_cast<int>(find.column_int(2)),
-            static_cast<int>(find.column_int(3))};
+    return {find.column_int(0), parse_run_status(find.column_view(1)),
+            static_cast<int>(find.column_int(2)), static_cast<int>(find.column_int(3))};
   }
   Statement insert(store,
                    "INSERT INTO runs (experiment_id, config_id, repetition, position, seed, "
@@ -117,7 +202,7 @@ RunState ensure_run(Db& store, std::int64_t experiment_id, const RunKey& key, in
       .bind(5, static_cast<std::int64_t>(seed))
       .bind(6, shard);
   insert.run();
-  return {store.last_insert_id(), "pending", 1, position};
+  return {store.last_insert_id(), RunStatus::kPending, 1, position};
 }
 
 int mark_interrupted(Db& store, std::int64_t experiment_id) {
@@ -151,13 +236,46 @@ void finish_run(Db& store, std::int64_t run_id, const RunFinish& f) {
                  "UPDATE runs SET status = ?2, finished_at = ?3, wall_s = ?4, exit_code = ?5, "
                  "signal = ?6, median_ms = ?7, steps_measured = ?8, error = ?9, "
                  "stdout_tail = ?10, stderr_tail = ?11 WHERE id = ?1");
-  stmt.bind(1, run_id).bind(2, f.status).bind(3, f.finished_at).bind(4, f.wall_s);
+  stmt.bind(1, run_id).bind(2, to_text(f.status)).bind(3, f.finished_at).bind(4, f.wall_s);
   f.exit_code ? stmt.bind(5, *f.exit_code) : stmt.bind_null(5);
   f.signal ? stmt.bind(6, *f.signal) : stmt.bind_null(6);
   f.median_ms ? stmt.bind(7, *f.median_ms) : stmt.bind_null(7);
   f.steps_measured ? stmt.bind(8, *f.steps_measured) : stmt.bind_null(8);
   stmt.bind(9, f.error).bind(10, f.stdout_tail).bind(11, f.stderr_tail);
   stmt.run();
+}
+
+void set_run_error(Db& store, std::int64_t run_id, const std::string& error) {
+  Statement stmt(store, "UPDATE runs SET error = ?2 WHERE id = ?1");
+  stmt.bind(1, run_id).bind(2, error).run();
+}
+
+std::optional<RunStatus> run_status(Db& store, std::int64_t run_id) {
+  Statement stmt(store, "SELECT status FROM runs WHERE id = ?1");
+  stmt.bind(1, run_id);
+  if (!stmt.step()) return std::nullopt;
+  return parse_run_status(stmt.column_view(0));
+}
+
+std::optional<std::string> run_meta_value(Db& store, std::int64_t run_id, const std::string& key) {
+  Statement stmt(store, "SELECT value FROM run_meta WHERE run_id = ?1 AND key = ?2");
+  stmt.bind(1, run_id).bind(2, key);
+  if (!stmt.step()) return std::nullopt;
+  return stmt.column_text(0);
+}
+
+void set_run_meta(Db& store, std::int64_t run_id, const std::string& key,
+                  const std::string& value) {
+  Statement stmt(store, "INSERT OR REPLACE INTO run_meta (run_id, key, value) VALUES (?1, ?2, ?3)");
+  stmt.bind(1, run_id).bind(2, key).bind(3, value).run();
+}
+
+void put_job_provenance(Db& store, std::int64_t run_id,
+                        const std::vector<std::pair<std::string, std::string>>& facts) {
+  Statement stmt(store,
+                 "INSERT OR REPLACE INTO provenance (run_id, rank, key, value) "
+                 "VALUES (?1, -1, ?2, ?3)");
+  for (const auto& [key, value] : facts) stmt.bind(1, run_id).bind(2, key).bind(3, value).run();
 }
 
 int count_ok_runs(Db& store, std::int64_t config_id) {

@@ -464,9 +464,16 @@ TEST_CASE("a sweep stores every run with its step times and resumes without reru
     CHECK(db->query_text("SELECT forced_changes FROM experiments")
               .value()
               .find("manifest-hash-1 -> manifest-hash-2") != std::string::npos);
-    CHECK(db->query_int("SELECT count(*) FROM configurations WHERE label LIKE "
-                        "'v2 [superseded %'")
+    CHECK(db->query_int("SELECT count(*) FROM configurations WHERE label = 'v2' AND superseded")
               .value() == 1);
+    CHECK(db->query_int("SELECT count(*) FROM configurations WHERE label = 'v2' AND NOT superseded")
+              .value() == 1);
+    // `culprit runs` still tells the superseded configuration's runs from the current ones.
+    int superseded_runs = 0;
+    for (const auto& run : storage::list_runs(*db)) {
+      superseded_runs += run.config.rfind("v2 [superseded ", 0) == 0 ? 1 : 0;
+    }
+    CHECK(superseded_runs == 2);
   }
 }
 
@@ -596,10 +603,10 @@ TEST_CASE("the cpu backend runs the command under mpirun with 2 ranks") {
   auto result = execute_plan(*db, plan, options);
   REQUIRE(result.runs.size() == 2);
   INFO(result.runs[1].error, "\n", result.runs[1].stderr_tail);
-  CHECK(result.runs[1].status == "crashed");
+  CHECK(result.runs[1].status == storage::RunStatus::kCrashed);
   CHECK(result.runs[1].error.find("signal 9") != std::string::npos);
   INFO(result.runs[0].error, "\n", result.runs[0].stderr_tail);
-  CHECK(result.runs[0].status == "ok");
+  CHECK(result.runs[0].status == storage::RunStatus::kOk);
   CHECK(result.runs[0].median_ms.value() == doctest::Approx(7.0));
   CHECK(db->query_int("SELECT count(*) FROM runs WHERE launcher = 'mpirun' AND binding = 'none'")
             .value() == 2);

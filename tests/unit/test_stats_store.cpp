@@ -53,7 +53,7 @@ void add_runs(storage::Db& db, std::int64_t experiment, std::int64_t config,
     const auto run = storage::ensure_run(db, experiment, {config, position}, position++, 1, "");
     storage::mark_running(db, run.id, {"2024-01-01T00:00:00Z", "[]", "mpirun", "core"});
     storage::RunFinish finish;
-    finish.status = status;
+    finish.status = storage::parse_run_status(status);
     finish.finished_at = "2024-01-01T00:00:01Z";
     if (status == "ok") finish.median_ms = medians[i];
     storage::finish_run(db, run.id, finish);

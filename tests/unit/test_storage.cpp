@@ -151,7 +151,7 @@ Fixture add_experiment(Db& db, const std::string& hash = "h1") {
 
 void finish_ok(Db& db, std::int64_t run_id, double median) {
   RunFinish f;
-  f.status = "ok";
+  f.status = RunStatus::kOk;
   f.finished_at = utc_now_iso8601();
   f.median_ms = median;
   finish_run(db, run_id, f);
@@ -229,13 +229,13 @@ TEST_CASE("run lifecycle: pending, running, attempts, interrupted") {
   auto db = open_store(store.path);
   const Fixture f = add_experiment(*db);
   const RunState first = ensure_run(*db, f.experiment, {f.config, 0}, 3, 99, "1/2");
-  CHECK(first.status == "pending");
+  CHECK(first.status == RunStatus::kPending);
   CHECK(ensure_run(*db, f.experiment, {f.config, 0}, 7, 5, "").id == first.id);
   CHECK(db->query_int("SELECT position FROM runs").value() == 3);  // kept from the first plan
 
   CHECK(mark_running(*db, first.id, {"t0", "[]", "direct", ""}) == 1);
   CHECK(mark_interrupted(*db, f.experiment) == 1);
-  CHECK(ensure_run(*db, f.experiment, {f.config, 0}, 3, 99, "").status == "interrupted");
+  CHECK(ensure_run(*db, f.experiment, {f.config, 0}, 3, 99, "").status == RunStatus::kInterrupted);
   CHECK(mark_running(*db, first.id, {"t1", "[]", "direct", ""}) == 2);
   finish_ok(*db, first.id, 12.5);
   CHECK(count_ok_runs(*db, f.config) == 1);
@@ -271,7 +271,7 @@ TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
       tx.commit();
     }
     RunFinish finish;
-    finish.status = status;
+    finish.status = parse_run_status(status);
     finish_run(*db, run.id, finish);
   };
   fill(a.path, 0, "ok");

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "culprit/bisect/versions.hpp"
-#include "culprit/storage/db.hpp"
+#include "culprit/storage/queries.hpp"
 
 namespace culprit::bisect {
 namespace {
@@ -24,18 +24,6 @@ class StoredMeasurer : public Measurer {
  private:
   std::vector<StoredVersion>& versions_;
 };
-
-std::vector<double> stored_medians(storage::Db& store, std::int64_t experiment_id,
-                                   const std::string& config_hash) {
-  storage::Statement query(store,
-                           "SELECT r.median_ms FROM runs r JOIN configurations c ON c.id = "
-                           "r.config_id WHERE c.experiment_id = ? AND c.config_hash = ? AND "
-                           "r.status = 'ok' AND r.median_ms IS NOT NULL ORDER BY r.repetition");
-  query.bind(1, experiment_id).bind(2, config_hash);
-  std::vector<double> medians;
-  while (query.step()) medians.push_back(query.column_double(0));
-  return medians;
-}
 
 }  // namespace
 
@@ -58,7 +46,7 @@ std::optional<Replay> replay_bisection(storage::Db& store, std::int64_t experime
     v.name = source->names()[static_cast<std::size_t>(i)];
     v.detail = source->detail(i);
     const manifest::Configuration config = version_configuration(manifest, source->spec(i));
-    v.medians_ms = stored_medians(store, experiment_id, config.config_hash);
+    v.medians_ms = storage::ok_medians_by_hash(store, experiment_id, config.config_hash);
     replay.versions.push_back(std::move(v));
   }
   Options options;

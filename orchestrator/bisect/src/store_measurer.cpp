@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "culprit/manifest/planner.hpp"
+#include "culprit/storage/queries.hpp"
 
 namespace culprit::bisect {
 
@@ -67,20 +68,15 @@ std::vector<double> StoreMeasurer::samples(int index, int min_n) {
   const auto result = launch::ensure_ok_runs(store_, plan_, {config}, min_n, options_, progress_);
   new_runs_ += static_cast<int>(result.runs.size());
   const auto& c = plan_.configs[static_cast<std::size_t>(config)];
-  storage::Statement query(store_,
-                           "SELECT r.median_ms FROM runs r JOIN configurations c ON c.id = "
-                           "r.config_id WHERE c.experiment_id = ? AND c.config_hash = ? AND "
-                           "r.status = 'ok' AND r.median_ms IS NOT NULL ORDER BY r.repetition");
-  query.bind(1, result.experiment_id).bind(2, c.config_hash);
-  std::vector<double> medians;
-  while (query.step() && static_cast<int>(medians.size()) < min_n) {
-    medians.push_back(query.column_double(0));
-  }
+  std::vector<double> medians =
+      storage::ok_medians_by_hash(store_, result.experiment_id, c.config_hash);
+  if (static_cast<int>(medians.size()) > min_n) medians.resize(static_cast<std::size_t>(min_n));
   if (static_cast<int>(medians.size()) < min_n) {
     std::string why = "its runs keep failing";
     for (auto it = result.runs.rbegin(); it != result.runs.rend(); ++it) {
-      if (it->status != "ok") {
-        why += " (last: " + it->status + (it->error.empty() ? "" : ", " + it->error) + ")";
+      if (it->status != storage::RunStatus::kOk) {
+        why += " (last: " + std::string(storage::to_text(it->status)) +
+               (it->error.empty() ? "" : ", " + it->error) + ")";
         break;
       }
     }

@@ -6,8 +6,12 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "culprit/storage/records.hpp"
 
 #include <algorithm>
 
@@ -30,12 +34,9 @@ MachineSample sample_machine() {
 
 void record_contention(storage::Db& store, std::int64_t run_id, const MachineSample& before,
                        const MachineSample& after, const ProcessResult& process) {
-  storage::Statement insert(
-      store, "INSERT OR REPLACE INTO provenance (run_id, rank, key, value) VALUES (?, -1, ?, ?)");
-  const auto put = [&](const char* key, const std::string& value) {
-    insert.bind(1, run_id).bind(2, key).bind(3, std::string_view(value));
-    insert.step();
-    insert.reset();
+  std::vector<std::pair<std::string, std::string>> facts;
+  const auto put = [&facts](const char* key, std::string value) {
+    facts.emplace_back(key, std::move(value));
   };
   if (before.load1 >= 0) put("contention.load1_start", fmt::format("{:.2f}", before.load1));
   if (after.load1 >= 0) put("contention.load1_end", fmt::format("{:.2f}", after.load1));
@@ -59,6 +60,7 @@ void record_contention(storage::Db& store, std::int64_t run_id, const MachineSam
     const double capacity = static_cast<double>(total) / static_cast<double>(ticks_per_s);
     put("contention.other_cpu_share", fmt::format("{:.3f}", std::max(0.0, others / capacity)));
   }
+  storage::put_job_provenance(store, run_id, facts);
 }
 
 }  // namespace culprit::launch::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <unistd.h>
@@ -40,24 +41,13 @@ storage::ConfigurationRecord to_record(const manifest::Configuration& c) {
   return r;
 }
 
-// A configuration the changed manifest no longer has keeps its runs under a label that says so,
-// so that labels stay unique and nothing is compared with it by accident.
+// A configuration the changed manifest no longer has keeps its runs but is marked superseded,
+// so that its label is free again and nothing is compared with it by accident.
 void supersede_stale_configurations(storage::Db& store, std::int64_t experiment_id,
                                     const manifest::Plan& plan) {
-  std::set<std::string> current;
-  for (const auto& c : plan.configs) current.insert(c.config_hash);
-  storage::Statement read(store,
-                          "SELECT id, config_hash FROM configurations WHERE experiment_id = ?1 "
-                          "AND label NOT LIKE '% [superseded %]'");
-  read.bind(1, experiment_id);
-  std::vector<std::int64_t> stale;
-  while (read.step()) {
-    if (!current.count(read.column_text(1))) stale.push_back(read.column_int(0));
-  }
-  storage::Statement rename(store,
-                            "UPDATE configurations SET label = label || ' [superseded ' || "
-                            "substr(config_hash, 1, 12) || ']' WHERE id = ?1");
-  for (std::int64_t id : stale) rename.bind(1, id).run();
+  std::vector<std::string> current;
+  for (const auto& c : plan.configs) current.push_back(c.config_hash);
+  storage::supersede_configurations(store, experiment_id, current);
 }
 
 std::vector<std::int64_t> register_configurations(storage::Db& store, std::int64_t experiment_id,
@@ -75,8 +65,10 @@ struct Pending {
 };
 
 bool should_run(const storage::RunState& state, bool retry_failed) {
-  if (state.status == "ok") return false;
-  if (state.status == "pending" || state.status == "interrupted" || state.status == "running") {
+  using storage::RunStatus;
+  if (state.status == RunStatus::kOk) return false;
+  if (state.status == RunStatus::kPending || state.status == RunStatus::kInterrupted ||
+      state.status == RunStatus::kRunning) {
     return true;
   }
   return retry_failed;
@@ -103,7 +95,8 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
     p.run_id = item.state.id;
     p.config = plan.configs.at(static_cast<std::size_t>(item.planned->config_index)).label;
     p.repetition = item.planned->repetition;
-    p.attempt = item.state.status == "pending" ? item.state.attempt : item.state.attempt + 1;
+    p.attempt = item.state.status == storage::RunStatus::kPending ? item.state.attempt
+                                                                  : item.state.attempt + 1;
     auto update_times = [&](double run_elapsed) {
       p.elapsed_s = run_elapsed;
       p.sweep_elapsed_s = std::chrono::duration<double>(Clock::now() - sweep_start).count();
@@ -134,7 +127,7 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
     ++finished;
     update_times(report.wall_s);
     if (progress) progress->on_run_end(p, report);
-    const bool ok = report.status == "ok";
+    const bool ok = report.status == storage::RunStatus::kOk;
     const std::string interrupted_run = std::to_string(report.run_id);
     result.runs.push_back(std::move(report));
     if (const int signal = interrupt_signal()) {
@@ -158,20 +151,17 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
 }
 
 int count_status(storage::Db& store, const std::vector<std::int64_t>& run_ids,
-                 const std::string& status, bool equal) {
+                 storage::RunStatus status, bool equal) {
   int count = 0;
-  storage::Statement stmt(store, "SELECT status FROM runs WHERE id = ?1");
   for (std::int64_t id : run_ids) {
-    stmt.bind(1, id);
-    const bool found = stmt.step();
-    if (found ? (stmt.column_text(0) == status) == equal : !equal) ++count;
-    stmt.reset();
+    const std::optional<storage::RunStatus> found = storage::run_status(store, id);
+    if (found ? (*found == status) == equal : !equal) ++count;
   }
   return count;
 }
 
 int count_not_ok(storage::Db& store, const std::vector<std::int64_t>& run_ids) {
-  return count_status(store, run_ids, "ok", false);
+  return count_status(store, run_ids, storage::RunStatus::kOk, false);
 }
 
 // A launcher or workload that is not there fails every run the same way within milliseconds
@@ -287,7 +277,7 @@ ExecuteResult execute_plan(storage::Db& store, const manifest::Plan& plan,
       const auto state = storage::ensure_run(store, result.experiment_id, key, run.position,
                                              run.seed, options.shard.text());
       shard_runs.push_back(state.id);
-      if (state.status == "ok") ++result.already_ok;
+      if (state.status == storage::RunStatus::kOk) ++result.already_ok;
       if (should_run(state, options.retry_failed)) todo.push_back({&run, state});
     }
     tx.commit();
@@ -297,7 +287,7 @@ ExecuteResult execute_plan(storage::Db& store, const manifest::Plan& plan,
     progress->on_sweep_start(result.already_ok, static_cast<int>(todo.size()), result.interrupted);
   run_all(store, plan, todo, options, progress, result);
   result.not_ok = count_not_ok(store, shard_runs);
-  result.pending = count_status(store, shard_runs, "pending", true);
+  result.pending = count_status(store, shard_runs, storage::RunStatus::kPending, true);
   return result;
 }
 
@@ -340,7 +330,8 @@ ExecuteResult ensure_ok_runs(storage::Db& store, manifest::Plan& plan,
             storage::ensure_run(store, result.experiment_id, key, run.position, run.seed, "");
         ++result.planned;
         // Repetitions stored by an earlier session count as they are; they are not rerun.
-        if (state.status == "pending" || state.status == "interrupted") {
+        if (state.status == storage::RunStatus::kPending ||
+            state.status == storage::RunStatus::kInterrupted) {
           todo.push_back({&run, state});
           ++executed[run.config_index];
         }

@@ -42,20 +42,17 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
       e.manifest_hash = kImportManifestHash;
       result.experiment_id = storage::insert_experiment(store, e);
     }
-    storage::Statement same_label(
-        store, "SELECT config_hash FROM configurations WHERE experiment_id = ?1 AND label = ?2");
-    same_label.bind(1, result.experiment_id).bind(2, r.label);
-    if (same_label.step() && same_label.column_text(0) != config_hash) {
-      throw UsageError("experiment '" + r.experiment + "' already has a configuration '" + r.label +
-                       "' that was not imported: pick another --label or --experiment");
+    const std::vector<storage::ConfigurationRecord> existing =
+        storage::list_configurations(store, result.experiment_id);
+    bool has_baseline = false;
+    for (const storage::ConfigurationRecord& other : existing) {
+      if (other.label == r.label && other.config_hash != config_hash) {
+        throw UsageError("experiment '" + r.experiment + "' already has a configuration '" +
+                         r.label + "' that was not imported: pick another --label or --experiment");
+      }
+      has_baseline = has_baseline || other.is_baseline;
     }
-    storage::Statement count(store,
-                             "SELECT count(*), coalesce(max(is_baseline), 0) FROM configurations "
-                             "WHERE experiment_id = ?1");
-    count.bind(1, result.experiment_id);
-    count.step();
-    const bool first = count.column_int(0) == 0;
-    const bool has_baseline = count.column_int(1) != 0;
+    const bool first = existing.empty();
     storage::ConfigurationRecord c;
     c.label = r.label;
     c.factor = "import";
@@ -68,10 +65,10 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
     c.resolved_json = r.resolved_json;
     c.config_hash = config_hash;
     config_id = storage::ensure_configuration(store, result.experiment_id, c);
-    storage::Statement baseline(store, "SELECT is_baseline FROM configurations WHERE id = ?1");
-    baseline.bind(1, config_id);
-    baseline.step();
-    result.baseline = baseline.column_int(0) != 0;
+    result.baseline = c.is_baseline;
+    for (const storage::ConfigurationRecord& other : existing) {
+      if (other.id == config_id) result.baseline = other.is_baseline;
+    }
     result.repetition = storage::max_repetition(store, config_id) + 1;
     const int position = storage::max_position(store, result.experiment_id) + 1;
     result.run_id = storage::ensure_run(store, result.experiment_id, {config_id, result.repetition},

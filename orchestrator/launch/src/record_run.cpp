@@ -15,7 +15,7 @@ void record_failure(storage::Db& store, std::int64_t run_id, storage::RunFinish 
                     const std::string& error) {
   storage::Transaction tx(store);
   storage::clear_run_data(store, run_id);
-  finish.status = "failed";
+  finish.status = storage::RunStatus::kFailed;
   finish.error = error;
   storage::finish_run(store, run_id, finish);
   tx.commit();
@@ -23,22 +23,15 @@ void record_failure(storage::Db& store, std::int64_t run_id, storage::RunFinish 
 
 // The manifest's warm-up becomes the stored one; returns a warning when the run file's differs.
 std::string apply_warmup(storage::Db& store, std::int64_t run_id, int warmup_steps) {
-  storage::Statement read(store,
-                          "SELECT value FROM run_meta WHERE run_id = ?1 AND key = 'warmup_steps'");
-  read.bind(1, run_id);
-  const std::optional<std::string> found =
-      read.step() ? std::optional<std::string>(read.column_text(0)) : std::nullopt;
-  read.reset();
+  const std::optional<std::string> found = storage::run_meta_value(store, run_id, "warmup_steps");
   const std::string wanted = std::to_string(warmup_steps);
   if (found && *found == wanted) return "";
-  storage::Statement write(
-      store, "INSERT OR REPLACE INTO run_meta (run_id, key, value) VALUES (?1, ?2, ?3)");
-  write.bind(1, run_id).bind(2, "warmup_steps").bind(3, wanted).run();
+  storage::set_run_meta(store, run_id, "warmup_steps", wanted);
   if (!found) {
     return "the run file has no meta.warmup_steps: the manifest's experiment.warmup_steps = " +
            wanted + " is used";
   }
-  write.bind(1, run_id).bind(2, "run_file_warmup_steps").bind(3, *found).run();
+  storage::set_run_meta(store, run_id, "run_file_warmup_steps", *found);
   return "the run file says meta.warmup_steps = '" + *found +
          "' but the manifest's experiment.warmup_steps = " + wanted + " decides";
 }
@@ -56,14 +49,7 @@ RecordOutcome record_run(
     outcome.events = storage::copy_run_file(store, file, run_id);
     std::string warning;
     if (warmup_steps) warning = apply_warmup(store, run_id, *warmup_steps);
-    if (!launch_provenance.empty()) {
-      storage::Statement insert(store,
-                                "INSERT OR REPLACE INTO provenance (run_id, rank, key, value) "
-                                "VALUES (?1, -1, ?2, ?3)");
-      for (const auto& [key, value] : launch_provenance) {
-        insert.bind(1, run_id).bind(2, key).bind(3, value).run();
-      }
-    }
+    storage::put_job_provenance(store, run_id, launch_provenance);
     const auto steps =
         analysis::step_times(storage::load_run(store, run_id, storage::EventSelection::kStepsOnly));
     std::vector<storage::StepRow> rows;
@@ -78,12 +64,12 @@ RecordOutcome record_run(
     if (std::isnan(median)) {
       // The events stay for inspection; the run is not a sample.
       outcome.error = "no complete steady-state step";
-      finish.status = "failed";
+      finish.status = storage::RunStatus::kFailed;
       finish.error = outcome.error;
     } else {
       outcome.ok = true;
       outcome.median_ms = median;
-      finish.status = "ok";
+      finish.status = storage::RunStatus::kOk;
       finish.median_ms = median;
       finish.error.clear();
     }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "contention.hpp"
 #include "culprit/common/json.hpp"
@@ -29,24 +30,25 @@ void write_text(const fs::path& path, const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-// What a process that did not exit 0 counts as; "" when it exited 0.
-std::string classify(const ProcessResult& p, double timeout_s, std::string& error) {
+// What a process that did not exit 0 counts as; nullopt when it exited 0.
+std::optional<storage::RunStatus> classify(const ProcessResult& p, double timeout_s,
+                                           std::string& error) {
   if (!p.started) {
     error = "launch failed: " + p.launch_error;
-    return "failed";
+    return storage::RunStatus::kFailed;
   }
   if (p.interrupted_by != 0) {
     error = "interrupted by " + signal_name(p.interrupted_by) +
             " (its process group was terminated); `culprit run` again resumes";
-    return "interrupted";
+    return storage::RunStatus::kInterrupted;
   }
   if (p.timed_out) {
     error = "killed after the timeout of " + format_number(timeout_s) + " s (experiment.timeout_s)";
-    return "timeout";
+    return storage::RunStatus::kTimeout;
   }
   if (p.signal) {
     error = "killed by signal " + std::to_string(*p.signal);
-    return "crashed";
+    return storage::RunStatus::kCrashed;
   }
   // mpirun exits nonzero when a rank dies of a signal; its report says so.
   const auto signal_line = p.stderr_tail.find("exited on signal");
@@ -57,7 +59,7 @@ std::string classify(const ProcessResult& p, double timeout_s, std::string& erro
             p.stderr_tail.substr(begin == std::string::npos ? 0 : begin + 1,
                                  end == std::string::npos ? std::string::npos : end - (begin + 1)) +
             ")";
-    return "crashed";
+    return storage::RunStatus::kCrashed;
   }
   // When a rank dies of a signal before mpirun notices it as such, mpirun passes the status on
   // the shell's way, 128 + signal (137 for SIGKILL), and reports a "non-zero exit code".
@@ -67,13 +69,13 @@ std::string classify(const ProcessResult& p, double timeout_s, std::string& erro
        p.stderr_tail.find("Primary job") != std::string::npos)) {
     error = "a rank was killed by signal " + std::to_string(*p.exit_code - kShellSignalBase) +
             " (mpirun exit code " + std::to_string(*p.exit_code) + ")";
-    return "crashed";
+    return storage::RunStatus::kCrashed;
   }
   if (p.exit_code && *p.exit_code != 0) {
     error = "exited with code " + std::to_string(*p.exit_code);
-    return "failed";
+    return storage::RunStatus::kFailed;
   }
-  return "";
+  return std::nullopt;
 }
 
 // A run that failed where almost no space is left failed because of the disk: the next runs
@@ -108,8 +110,8 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
   report.config = config.label;
   report.repetition = planned.repetition;
   report.position = planned.position;
-  report.attempt =
-      target.state.status == "pending" ? target.state.attempt : target.state.attempt + 1;
+  report.attempt = target.state.status == storage::RunStatus::kPending ? target.state.attempt
+                                                                       : target.state.attempt + 1;
 
   // One folder per attempt: a launcher orphaned by a killed orchestrator can never write
   // into the folder of the attempt that replaces it.
@@ -140,7 +142,7 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
     if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
     write_text(config_path, manifest::run_config_json(plan, planned));
   } catch (const std::exception& e) {
-    finish.status = "failed";
+    finish.status = storage::RunStatus::kFailed;
     finish.error = e.what();
     finish.finished_at = storage::utc_now_iso8601();
     storage::finish_run(store, report.run_id, finish);
@@ -169,20 +171,20 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
   report.stderr_tail = process.stderr_tail;
 
   std::string error;
-  const std::string failure = classify(process, plan.settings.timeout_s, error);
-  if (!failure.empty()) {
+  if (const std::optional<storage::RunStatus> classified =
+          classify(process, plan.settings.timeout_s, error)) {
+    const storage::RunStatus failure = *classified;
     finish.status = failure;
     finish.error = error;
     storage::finish_run(store, report.run_id, finish);
     report.status = failure;
     report.error = error;
     report.environment_error = !process.started;
-    if (failure == "failed" || failure == "crashed") {
+    if (failure == storage::RunStatus::kFailed || failure == storage::RunStatus::kCrashed) {
       if (const std::string full = full_disk(dir); !full.empty()) {
         report.error += "; " + full;
         report.environment_error = true;
-        storage::Statement note(store, "UPDATE runs SET error = ?2 WHERE id = ?1");
-        note.bind(1, report.run_id).bind(2, report.error).run();
+        storage::set_run_error(store, report.run_id, report.error);
       }
     }
     return report;
@@ -191,7 +193,7 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
       record_run(store, report.run_id, run_file.string(), finish, plan.settings.warmup_steps,
                  launch_provenance(command, options.launch));
   report.warning = ingest.warning;
-  report.status = ingest.ok ? "ok" : "failed";
+  report.status = ingest.ok ? storage::RunStatus::kOk : storage::RunStatus::kFailed;
   report.error = ingest.error;
   report.median_ms = ingest.median_ms;
   report.environment_error = is_environment_failure(ingest.error);

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "culprit/errors.hpp"
-#include "culprit/storage/db.hpp"
+#include "culprit/storage/queries.hpp"
 
 namespace culprit::slurm {
 namespace {
@@ -159,15 +159,10 @@ Counts count_runs(const std::string& path, const std::string& experiment, int re
   if (!fs::exists(path, ec)) return c;
   try {
     storage::Db db(path, storage::Db::Mode::kReadOnly);
-    storage::Statement q(db,
-                         "SELECT coalesce(sum(r.status = 'ok'), 0), coalesce(sum(r.status IN "
-                         "('ok', 'failed', 'timeout', 'crashed')), 0) FROM runs r JOIN experiments "
-                         "e ON e.id = r.experiment_id WHERE e.name = ?1 AND r.repetition < ?2");
-    q.bind(1, experiment).bind(2, repetitions);
-    if (q.step()) {
-      c.ok = static_cast<int>(q.column_int(0));
-      c.finished = static_cast<int>(q.column_int(1));
-    }
+    const storage::PlannedRunCounts counts =
+        storage::count_planned_runs(db, experiment, repetitions);
+    c.ok = counts.ok;
+    c.finished = counts.finished;
   } catch (const std::exception&) {  // not created yet, or mid-migration: nothing counted
   }
   return c;

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "culprit/errors.hpp"
-#include "culprit/storage/db.hpp"
+#include "culprit/storage/queries.hpp"
 
 namespace culprit::stats {
 namespace {
@@ -15,43 +15,23 @@ std::string joined(const std::set<std::string>& values) {
   return out;
 }
 
-// Distinct non-empty values of one SQL column for the configuration's ok runs.
-std::set<std::string> distinct_values(storage::Db& store, const char* sql, std::int64_t config_id) {
-  storage::Statement stmt(store, sql);
-  stmt.bind(1, config_id);
-  std::set<std::string> values;
-  while (stmt.step()) {
-    std::string value = stmt.column_text(0);
-    if (!value.empty()) values.insert(std::move(value));
-  }
+std::set<std::string> non_empty(std::set<std::string> values) {
+  values.erase("");
   return values;
 }
 
-EnvironmentFacts load_environment(storage::Db& store, std::int64_t config_id,
-                                  const std::string& backend) {
+EnvironmentFacts load_environment(storage::Db& store, const storage::ConfigurationRuns& entry) {
   EnvironmentFacts facts;
-  if (!backend.empty()) facts["backend"] = backend;
+  if (!entry.config.backend.empty()) facts["backend"] = entry.config.backend;
   const auto put = [&facts](const char* key, const std::set<std::string>& values) {
     if (!values.empty()) facts[key] = joined(values);
   };
-  put("binding", distinct_values(store,
-                                 "SELECT DISTINCT binding FROM runs WHERE config_id = ?1 AND "
-                                 "status = 'ok'",
-                                 config_id));
-  put("hosts", distinct_values(store,
-                               "SELECT DISTINCT p.value FROM provenance p JOIN runs r ON "
-                               "r.id = p.run_id WHERE r.config_id = ?1 AND r.status = 'ok' AND "
-                               "p.key = 'host'",
-                               config_id));
+  std::set<std::string> bindings;
+  for (const storage::OkRun& run : entry.ok_runs) bindings.insert(run.binding);
+  put("binding", non_empty(std::move(bindings)));
+  put("hosts", non_empty(storage::ok_run_provenance(store, entry.config.id, "host", false)));
   for (const char* key : {"ranks_per_core", "yield_mode"}) {
-    storage::Statement stmt(store,
-                            "SELECT DISTINCT p.value FROM provenance p JOIN runs r ON "
-                            "r.id = p.run_id WHERE r.config_id = ?1 AND r.status = 'ok' AND "
-                            "p.rank = -1 AND p.key = ?2");
-    stmt.bind(1, config_id).bind(2, key);
-    std::set<std::string> values;
-    while (stmt.step()) values.insert(stmt.column_text(0));
-    put(key, values);
+    put(key, storage::ok_run_provenance(store, entry.config.id, key, true));
   }
   return facts;
 }
@@ -118,42 +98,20 @@ StoredComparison compare_pair(const StoredConfiguration& a, const StoredConfigur
 }  // namespace
 
 StoredExperiment load_stored_experiment(storage::Db& store, const std::string& name) {
+  const storage::ExperimentRuns stored = storage::load_experiment_runs(store, name);
   StoredExperiment experiment;
-  {
-    storage::Statement stmt(
-        store,
-        "SELECT id, name, manifest_path, manifest_text FROM experiments WHERE ?1 = '' OR name = ?1 "
-        "ORDER BY created_at DESC, id DESC LIMIT 1");
-    stmt.bind(1, name);
-    if (!stmt.step()) {
-      throw UsageError(name.empty()
-                           ? "compare: the store " + store.path() +
-                                 " holds no experiment yet; run one with `culprit run MANIFEST`"
-                           : "compare: the store " + store.path() + " has no experiment '" + name +
-                                 "'; `culprit runs` lists what it holds");
-    }
-    experiment.id = stmt.column_int(0);
-    experiment.name = stmt.column_text(1);
-    experiment.manifest_path = stmt.column_text(2);
-    experiment.manifest_text = stmt.column_text(3);
-  }
-  storage::Statement configs(store,
-                             "SELECT id, label, factor, is_baseline, backend FROM configurations "
-                             "WHERE experiment_id = ?1 ORDER BY is_baseline DESC, id");
-  configs.bind(1, experiment.id);
-  while (configs.step()) {
+  experiment.id = stored.experiment.id;
+  experiment.name = stored.experiment.name;
+  experiment.manifest_path = stored.experiment.manifest_path;
+  experiment.manifest_text = stored.experiment.manifest_text;
+  for (const storage::ConfigurationRuns& entry : stored.configs) {
     StoredConfiguration config;
-    config.id = configs.column_int(0);
-    config.label = configs.column_text(1);
-    config.factor = configs.column_text(2);
-    config.is_baseline = configs.column_int(3) != 0;
-    const std::string backend = configs.column_text(4);
-    storage::Statement runs(store,
-                            "SELECT median_ms FROM runs WHERE config_id = ?1 AND status = 'ok' "
-                            "AND median_ms IS NOT NULL ORDER BY position, id");
-    runs.bind(1, config.id);
-    while (runs.step()) config.medians_ms.push_back(runs.column_double(0));
-    config.environment = load_environment(store, config.id, backend);
+    config.id = entry.config.id;
+    config.label = entry.config.label;
+    config.factor = entry.config.factor;
+    config.is_baseline = entry.config.is_baseline;
+    for (const storage::OkRun& run : entry.ok_runs) config.medians_ms.push_back(run.median_ms);
+    config.environment = load_environment(store, entry);
     experiment.configs.push_back(std::move(config));
   }
   return experiment;

@@ -5,10 +5,21 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "culprit/storage/db.hpp"
 
 namespace culprit::storage {
+
+// runs.status. The store keeps the text values (to_text); nothing else spells them.
+enum class RunStatus { kPending, kRunning, kOk, kFailed, kTimeout, kCrashed, kInterrupted };
+std::string_view to_text(RunStatus status);
+// Throws std::runtime_error for a value the store's CHECK constraint would refuse.
+RunStatus parse_run_status(std::string_view text);
+// ok | failed | timeout | crashed: the run ended by itself (interrupted runs are rerun).
+bool is_finished(RunStatus status);
 
 struct ExperimentRecord {
   std::int64_t id = 0;
@@ -20,12 +31,15 @@ struct ExperimentRecord {
 };
 
 std::optional<ExperimentRecord> find_experiment(Db& store, const std::string& name);
+// The most recently created experiment (created_at, then id); nullopt when there is none.
+std::optional<ExperimentRecord> latest_experiment(Db& store);
 std::int64_t insert_experiment(Db& store, const ExperimentRecord& experiment);
 // Replaces the stored manifest (resume with --force) and appends `note` to forced_changes.
 void force_manifest(Db& store, std::int64_t experiment_id, const ExperimentRecord& manifest,
                     const std::string& note);
 
 struct ConfigurationRecord {
+  std::int64_t id = 0;  // set when read from the store
   std::string label;
   std::string factor;
   std::string level_json = "null";
@@ -37,11 +51,30 @@ struct ConfigurationRecord {
   std::string env_json = "{}";
   std::string resolved_json;
   std::string config_hash;
+  // A --force resume whose manifest no longer has this configuration keeps its runs under its
+  // label but marks it superseded: readers leave it out, and its label is free again.
+  bool superseded = false;
 };
 
 // The id of the experiment's configuration with this config_hash, inserted when absent.
 std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
                                   const ConfigurationRecord& config);
+
+// The configurations columns in the order read_configuration expects (merge reads them from an
+// attached store with the same list).
+extern const char* const kConfigurationColumns;
+ConfigurationRecord read_configuration(const Statement& row);
+
+// The experiment's configurations, the baseline first, then in insertion order; superseded ones
+// only when `include_superseded`.
+std::vector<ConfigurationRecord> list_configurations(Db& store, std::int64_t experiment_id,
+                                                     bool include_superseded = false);
+
+// Marks every current configuration of the experiment whose config_hash is not in
+// `current_hashes` superseded, and makes a superseded one whose hash is there current again (a
+// manifest changed back). Returns how many were superseded.
+int supersede_configurations(Db& store, std::int64_t experiment_id,
+                             const std::vector<std::string>& current_hashes);
 
 struct RunKey {
   std::int64_t config_id = 0;
@@ -50,7 +83,7 @@ struct RunKey {
 
 struct RunState {
   std::int64_t id = 0;
-  std::string status;
+  RunStatus status = RunStatus::kPending;
   int attempt = 1;
   int position = 0;
 };
@@ -76,7 +109,7 @@ struct RunStart {
 int mark_running(Db& store, std::int64_t run_id, const RunStart& start);
 
 struct RunFinish {
-  std::string status;  // ok | failed | timeout | crashed | interrupted
+  RunStatus status = RunStatus::kFailed;  // ok | failed | timeout | crashed | interrupted
   std::string finished_at;
   double wall_s = 0;
   std::optional<int> exit_code;
@@ -89,6 +122,18 @@ struct RunFinish {
 };
 
 void finish_run(Db& store, std::int64_t run_id, const RunFinish& finish);
+// Replaces the error recorded for a finished run (a cause found after finish_run).
+void set_run_error(Db& store, std::int64_t run_id, const std::string& error);
+
+// The run's status; nullopt when there is no such run.
+std::optional<RunStatus> run_status(Db& store, std::int64_t run_id);
+
+// run_meta of one run: the value of `key` (nullopt when absent), and its replacement.
+std::optional<std::string> run_meta_value(Db& store, std::int64_t run_id, const std::string& key);
+void set_run_meta(Db& store, std::int64_t run_id, const std::string& key, const std::string& value);
+// Job-wide provenance (rank -1) of one run, replacing values of the same keys.
+void put_job_provenance(Db& store, std::int64_t run_id,
+                        const std::vector<std::pair<std::string, std::string>>& facts);
 
 // Number of `ok` runs of a configuration, and the largest repetition / position stored.
 int count_ok_runs(Db& store, std::int64_t config_id);

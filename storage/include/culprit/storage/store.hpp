@@ -9,7 +9,10 @@
 
 namespace culprit::storage {
 
-inline constexpr int kStoreSchemaVersion = 1;
+inline constexpr int kStoreSchemaVersion = 2;
+
+// The SQL that takes a store from `from_version` to from_version + 1 (tests build old stores).
+const char* store_migration_sql(int from_version);
 
 // Opens the store at `path`, creating it or migrating it forward to kStoreSchemaVersion.
 // Refuses (std::runtime_error) a store written by a newer culprit.

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "culprit/storage/records.hpp"
+
 namespace culprit::launch {
 
 struct RunProgress {
@@ -27,7 +29,7 @@ struct RunReport {
   int repetition = 0;
   int position = 0;
   int attempt = 1;
-  std::string status;  // ok | failed | timeout | crashed | interrupted
+  storage::RunStatus status = storage::RunStatus::kFailed;  // ok|failed|timeout|crashed|interrupted
   std::optional<double> median_ms;
   std::string error;  // empty when ok
   double wall_s = 0;
