@@ -9,7 +9,8 @@
 
 namespace culprit::storage {
 
-inline constexpr int kStoreSchemaVersion = 1;
+// 2: events interned (kind and name as integers, names per run in run_event_names).
+inline constexpr int kStoreSchemaVersion = 2;
 
 // Opens the store at `path`, creating it or migrating it forward to kStoreSchemaVersion.
 // Refuses (std::runtime_error) a store written by a newer culprit.
@@ -18,6 +19,10 @@ std::unique_ptr<Db> open_store(const std::string& path);
 // Opens an existing store read-only (reporting commands): never creates a file.
 // Throws culprit::UsageError when the file does not exist.
 std::unique_ptr<Db> open_existing_store(const std::string& path);
+
+// The SQL that takes a store from `from_version` to from_version + 1 (0 <= from_version <
+// kStoreSchemaVersion); open_store applies them in order. Tests build older stores with it.
+std::string store_migration(int from_version);
 
 // The schema version recorded in the store (0 for an empty file).
 int schema_version(Db& db);
