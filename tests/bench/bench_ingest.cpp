@@ -122,12 +122,13 @@ int main(int argc, char** argv) {
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
   fs::remove(run_file);
 
-  auto t = std::chrono::steady_clock::now();
   const auto contents = synthetic_run(events);
+  auto t = std::chrono::steady_clock::now();
+  double cpu0 = cpu_seconds();
   stepclock::write_run_file(run_file, contents);
   const auto n = static_cast<double>(contents.events.size());
-  std::printf("run file: %.0f events (%d ranks), written in %.2f s (%.2f M events/s)\n", n, kRanks,
-              seconds(t), n / seconds(t) / 1e6);
+  std::printf("run file: %.0f events (%d ranks), written in %.2f s (%.2f M events/s; %.2f CPU s)\n",
+              n, kRanks, seconds(t), n / seconds(t) / 1e6, cpu_seconds() - cpu0);
 
   auto db = storage::open_store(store_path);
   {
@@ -160,10 +161,11 @@ int main(int argc, char** argv) {
   }
   {
     t = std::chrono::steady_clock::now();
+    cpu0 = cpu_seconds();
     const auto run = storage::load_run(*db, 1);
     const double s = seconds(t);
-    std::printf("load_run: %.2f s, %.2f M events/s\n", s,
-                static_cast<double>(run.events.size()) / s / 1e6);
+    std::printf("load_run: %.2f s, %.2f M events/s (%.2f CPU s)\n", s,
+                static_cast<double>(run.events.size()) / s / 1e6, cpu_seconds() - cpu0);
   }
   std::printf("store: %.0f MiB for %.0f events\n",
               static_cast<double>(fs::file_size(store_path) + fs::file_size(store_path + "-wal")) /
