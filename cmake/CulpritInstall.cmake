@@ -15,6 +15,8 @@ if(TARGET stepclock_shared)
   set(stepclock_source ${CMAKE_SOURCE_DIR}/workloads/stepclock)
   install(DIRECTORY ${stepclock_source}/include/stepclock
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+  install(DIRECTORY ${CMAKE_SOURCE_DIR}/workloads/runfile/include/runfile
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
   install(TARGETS stepclock_shared stepclock_static EXPORT stepclockTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,58 +1,33 @@
 """The run file (docs/schema.md): one SQLite database per run, written by rank 0 only.
 
-The DDL is a copy of the one owner, workloads/stepclock/src/runfile_schema.cpp; the integration
-test tests/integration/python/schema_matches.sh compares a run file written here with one
-written by culprit-step, table by table (PRAGMA table_info), so the two cannot drift apart.
+The DDL is not copied here: it is read from the one owner, workloads/runfile/run_file.sql (the
+file the C++ writer embeds at build time), found beside this module when installed (copy it
+there) or in the repository this module is imported from.
 """
 
 import os
 import sqlite3
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
-SCHEMA_SQL = """
-CREATE TABLE meta (
-  key   TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-CREATE TABLE config_echo (
-  id   INTEGER PRIMARY KEY CHECK (id = 1),
-  json TEXT NOT NULL
-);
-CREATE TABLE provenance (
-  rank  INTEGER NOT NULL,
-  key   TEXT NOT NULL,
-  value TEXT NOT NULL,
-  PRIMARY KEY (rank, key)
-);
-CREATE TABLE clock_models (
-  rank           INTEGER PRIMARY KEY,
-  host           TEXT NOT NULL,
-  ref_ns         INTEGER NOT NULL,
-  offset_ns      REAL NOT NULL,
-  drift_ppm      REAL NOT NULL,
-  uncertainty_ns REAL NOT NULL,
-  start_rtt_ns   REAL NOT NULL,
-  end_rtt_ns     REAL NOT NULL,
-  exchanges      INTEGER NOT NULL
-);
-CREATE TABLE events (
-  rank       INTEGER NOT NULL,
-  step       INTEGER NOT NULL,
-  microbatch INTEGER NOT NULL,
-  layer      INTEGER NOT NULL,
-  seq        INTEGER NOT NULL,
-  kind       TEXT NOT NULL CHECK (kind IN ('compute', 'collective', 'host', 'step')),
-  name       TEXT NOT NULL,
-  begin_ns   INTEGER NOT NULL,
-  end_ns     INTEGER NOT NULL,
-  bytes      INTEGER NOT NULL,
-  device     INTEGER NOT NULL,
-  stream     INTEGER NOT NULL
-);
-"""
-
+# The order is the integer stored in event_rows.kind (run_file.sql's event_kinds rows).
 EVENT_KINDS = ("compute", "collective", "host", "step")
+
+
+def schema_path():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "run_file.sql"),
+                      os.path.join(here, "..", "..", "workloads", "runfile", "run_file.sql")):
+        if os.path.exists(candidate):
+            return os.path.normpath(candidate)
+    raise FileNotFoundError(
+        "run_file.sql (the run-file DDL) is neither beside %s nor in the repository's "
+        "workloads/runfile/: copy workloads/runfile/run_file.sql beside the module" % __file__)
+
+
+def schema_sql():
+    with open(schema_path(), encoding="utf-8") as f:
+        return f.read()
 
 
 def write_run_file(path, meta, config_json, provenance, clock_models, events):
@@ -74,7 +49,10 @@ def write_run_file(path, meta, config_json, provenance, clock_models, events):
             db.execute("PRAGMA journal_mode=OFF")
             db.execute("PRAGMA synchronous=OFF")
             db.execute("BEGIN")
-            for statement in SCHEMA_SQL.split(";"):
+            # Statement by statement: executescript would COMMIT the open transaction.
+            sql = "\n".join(line for line in schema_sql().splitlines()
+                            if not line.lstrip().startswith("--"))
+            for statement in sql.split(";"):
                 if statement.strip():
                     db.execute(statement)
             rows = [("format_version", str(FORMAT_VERSION))]
@@ -89,9 +67,20 @@ def write_run_file(path, meta, config_json, provenance, clock_models, events):
                 "uncertainty_ns, start_rtt_ns, end_rtt_ns, exchanges) "
                 "VALUES (:rank, :host, :ref_ns, :offset_ns, :drift_ppm, :uncertainty_ns, "
                 ":start_rtt_ns, :end_rtt_ns, :exchanges)", clock_models)
+            names = {}
+            kinds = {k: i for i, k in enumerate(EVENT_KINDS)}
+
+            def interned(rows):
+                for e in rows:
+                    name = names.setdefault(e[6], len(names))
+                    yield e[:5] + (kinds[e[5]], name) + tuple(e[7:])
+
             db.executemany(
-                "INSERT INTO events (rank, step, microbatch, layer, seq, kind, name, begin_ns, "
-                "end_ns, bytes, device, stream) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", events)
+                "INSERT INTO event_rows (rank, step, microbatch, layer, seq, kind, name, "
+                "begin_ns, end_ns, bytes, device, stream) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                interned(events))
+            db.executemany("INSERT INTO event_names (id, name) VALUES (?, ?)",
+                           [(i, n) for n, i in names.items()])
             db.execute("COMMIT")
         finally:
             db.close()

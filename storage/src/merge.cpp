@@ -32,6 +32,7 @@ constexpr ChildTable kChildTables[] = {
      "rank, host, ref_ns, offset_ns, drift_ppm, uncertainty_ns, start_rtt_ns, end_rtt_ns, "
      "exchanges"},
     {"steps", "step, time_ms, boundary_ns, last_rank, warmup"},
+    {"run_event_names", "id, name"},
 };
 
 class Attached {
@@ -66,7 +67,7 @@ std::int64_t copy_run(Db& out, std::int64_t src_run, std::int64_t experiment_id,
     copy.bind(1, src_run).bind(2, new_id).run();
   }
   append_events(out, new_id,
-                "FROM src.events WHERE rowid BETWEEN (SELECT first_event_rowid FROM src.runs "
+                "FROM src.event_rows WHERE rowid BETWEEN (SELECT first_event_rowid FROM src.runs "
                 "WHERE id = ?1) AND (SELECT last_event_rowid FROM src.runs WHERE id = ?1)",
                 [&](Statement& stmt) { stmt.bind(1, src_run); });
   return new_id;

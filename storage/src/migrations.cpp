@@ -9,6 +9,7 @@
 #include "culprit/errors.hpp"
 #include "culprit/storage/store.hpp"
 #include "culprit/storage/writer_lock.hpp"
+#include "runfile/run_file.hpp"
 
 namespace culprit::storage {
 namespace {
@@ -18,8 +19,7 @@ constexpr int kStoreCacheKiB = 64 * 1024;
 
 // Forward migrations: entry i takes a store from version i to i + 1. Never edit a released
 // entry; append a new one and bump kStoreSchemaVersion.
-constexpr std::array<const char*, kStoreSchemaVersion> kMigrations = {
-    R"sql(
+constexpr const char* kVersion1 = R"sql(
 CREATE TABLE experiments (
   id             INTEGER PRIMARY KEY,
   name           TEXT NOT NULL,
@@ -139,11 +139,12 @@ CREATE TABLE steps (
 ) WITHOUT ROWID;
 CREATE INDEX runs_by_config ON runs (config_id, status);
 CREATE INDEX runs_by_experiment ON runs (experiment_id, position);
-)sql",
-    // 2: "superseded" is a column, no longer a ' [superseded HASH12]' suffix of the label; a
-    // label is unique only among the current configurations. SQLite cannot drop a UNIQUE
-    // constraint, so the table is rebuilt (open_store runs migrations with foreign keys off).
-    R"sql(
+)sql";
+
+// Version 2: "superseded" is a column, no longer a ' [superseded HASH12]' suffix of the label; a
+// label is unique only among the current configurations. SQLite cannot drop a UNIQUE
+// constraint, so the table is rebuilt (open_store runs migrations with foreign keys off).
+constexpr const char* kVersion2 = R"sql(
 CREATE TABLE configurations_v2 (
   id            INTEGER PRIMARY KEY,
   experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
@@ -174,13 +175,50 @@ DROP TABLE configurations;
 ALTER TABLE configurations_v2 RENAME TO configurations;
 CREATE UNIQUE INDEX configurations_current_label ON configurations (experiment_id, label)
   WHERE superseded = 0;
-)sql",
-};
+)sql";
+
+// Version 3: events interned (issue 17). The rows are the run file's event_rows (kind and name
+// as integers, their tables from the run file's one DDL), names per run in run_event_names; the
+// text rows of versions 1 and 2 are rewritten in place, keeping their rowids, so every run's range stays.
+constexpr const char* kVersion3 = R"sql(
+CREATE TABLE run_event_names (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  id     INTEGER NOT NULL,
+  name   TEXT NOT NULL,
+  PRIMARY KEY (run_id, id)
+) WITHOUT ROWID;
+INSERT INTO run_event_names (run_id, id, name)
+  SELECT run_id, row_number() OVER (PARTITION BY run_id ORDER BY name) - 1, name
+  FROM (SELECT DISTINCT r.id AS run_id, e.name AS name
+        FROM runs r JOIN events e ON e.rowid BETWEEN r.first_event_rowid AND r.last_event_rowid);
+INSERT INTO event_rows (rowid, rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns,
+                        bytes, device, stream)
+  SELECT e.rowid, e.rank, e.step, e.microbatch, e.layer, e.seq, k.id, n.id, e.begin_ns, e.end_ns,
+         e.bytes, e.device, e.stream
+  FROM runs r JOIN events e ON e.rowid BETWEEN r.first_event_rowid AND r.last_event_rowid
+  JOIN event_kinds k ON k.name = e.kind
+  JOIN run_event_names n ON n.run_id = r.id AND n.name = e.name
+  ORDER BY e.rowid;
+DROP VIEW run_events;
+DROP TABLE events;
+CREATE VIEW run_events AS
+  SELECT r.id AS run_id, e.rank, e.step, e.microbatch, e.layer, e.seq, k.name AS kind,
+         n.name AS name, e.begin_ns, e.end_ns, e.bytes, e.device, e.stream
+  FROM runs r JOIN event_rows e ON e.rowid BETWEEN r.first_event_rowid AND r.last_event_rowid
+  JOIN event_kinds k ON k.id = e.kind
+  JOIN run_event_names n ON n.run_id = r.id AND n.id = e.name;
+)sql";
+
+std::array<std::string, kStoreSchemaVersion> migrations() {
+  return {kVersion1, kVersion2,
+          runfile::schema_statements("event_kinds") + runfile::schema_statements("event_rows") +
+              kVersion3};
+}
 
 }  // namespace
 
-const char* store_migration_sql(int from_version) {
-  return kMigrations.at(static_cast<std::size_t>(from_version));
+std::string store_migration(int from_version) {
+  return migrations().at(static_cast<std::size_t>(from_version));
 }
 
 int schema_version(Db& db) {
@@ -282,9 +320,10 @@ std::unique_ptr<Db> open_store(const std::string& path) {
   // Foreign keys stay off while migrating: a rebuilt table is dropped and replaced, which with
   // them on would cascade into the rows that reference it. The check runs before the commit.
   const int version = schema_version(*db);
+  const auto steps = migrations();
   for (int v = version; v < kStoreSchemaVersion; ++v) {
     Transaction tx(*db);
-    db->exec(kMigrations[static_cast<std::size_t>(v)]);
+    db->exec(steps[static_cast<std::size_t>(v)]);
     if (db->query_int("SELECT 1 FROM pragma_foreign_key_check LIMIT 1")) {
       throw std::runtime_error("database " + path + ": migration to schema version " +
                                std::to_string(v + 1) +

@@ -17,6 +17,109 @@ EventKind parse_kind(std::string_view kind) {
   return EventKind::kCompute;
 }
 
+constexpr const char* kEventSelect =
+    "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes ";
+
+// The columns of kEventSelect but kind and name.
+Event read_event(Statement& stmt) {
+  Event e;
+  e.rank = static_cast<std::int32_t>(stmt.column_int(0));
+  e.step = static_cast<std::int32_t>(stmt.column_int(1));
+  e.microbatch = static_cast<std::int32_t>(stmt.column_int(2));
+  e.layer = static_cast<std::int32_t>(stmt.column_int(3));
+  e.seq = static_cast<std::int32_t>(stmt.column_int(4));
+  e.begin_ns = stmt.column_int(7);
+  e.end_ns = stmt.column_int(8);
+  e.bytes = stmt.column_int(9);
+  return e;
+}
+
+// A run file of format 1: kind and name as text in every row of `events`.
+void load_format1_events(Db& db, RunData& run, EventSelection selection) {
+  Statement stmt(db, std::string(kEventSelect) + "FROM events" +
+                         (selection == EventSelection::kStepsOnly ? " WHERE kind = 'step'" : ""));
+  std::size_t last_name = 0;  // index into run.names of the previous row's name
+  while (stmt.step()) {
+    Event e = read_event(stmt);
+    e.kind = parse_kind(stmt.column_view(5));
+    // A run has a few distinct names: the last one matches most rows, else a short scan.
+    const std::string_view name = stmt.column_view(6);
+    if (last_name >= run.names.size() || run.names[last_name] != name) {
+      last_name = 0;
+      while (last_name < run.names.size() && run.names[last_name] != name) ++last_name;
+      if (last_name == run.names.size()) run.names.emplace_back(name);
+    }
+    e.name = static_cast<std::uint16_t>(last_name);
+    run.events.push_back(e);
+  }
+}
+
+std::string where(Db& db, std::int64_t run_id, const std::string& why) {
+  return (run_id == 0 ? "run file " + db.path()
+                      : "run " + std::to_string(run_id) + " in " + db.path()) +
+         ": " + why;
+}
+
+// The interned names: event_names of a run file, run_event_names of the store.
+void load_names(Db& db, const std::string& filter, std::int64_t run_id, RunData& run) {
+  Statement stmt(db, filter.empty() ? std::string("SELECT id, name FROM event_names")
+                                    : "SELECT id, name FROM run_event_names " + filter);
+  if (!filter.empty()) stmt.bind(1, run_id);
+  while (stmt.step()) {
+    const std::int64_t id = stmt.column_int(0);
+    if (id < 0 || id > 0xffff)
+      throw std::invalid_argument(
+          where(db, run_id, "event name id " + std::to_string(id) + " is out of range"));
+    const auto index = static_cast<std::size_t>(id);
+    if (index >= run.names.size()) run.names.resize(index + 1);
+    run.names[index] = stmt.column_text(1);
+  }
+}
+
+// The rows of event_rows: kind and name as integers (no text per row).
+void load_events(Db& db, const std::string& filter, std::int64_t run_id, EventSelection selection,
+                 RunData& run) {
+  // In the store a run's events are the rowid range recorded in its runs row (no index).
+  const std::string source =
+      filter.empty() ? std::string("FROM event_rows")
+                     : "FROM event_rows WHERE rowid BETWEEN (SELECT first_event_rowid FROM runs "
+                       "WHERE id = ?1) AND (SELECT last_event_rowid FROM runs WHERE id = ?1)";
+  const std::string step_kind = std::to_string(static_cast<int>(EventKind::kStep));
+  const std::string kind_filter =
+      selection == EventSelection::kStepsOnly
+          ? (filter.empty() ? " WHERE kind = " : " AND kind = ") + step_kind
+          : "";
+  // Reserved up front: growing a vector of 13 M events by doubling copies it and needs 1.5x
+  // its size at the peak. A run file's rows are rowids 1..n, a stored run's its range.
+  if (selection == EventSelection::kAll) {
+    Statement count(db, filter.empty() ? std::string("SELECT max(rowid) FROM event_rows")
+                                       : "SELECT last_event_rowid - first_event_rowid + 1 FROM "
+                                         "runs WHERE id = ?1");
+    if (!filter.empty()) count.bind(1, run_id);
+    if (count.step()) {
+      run.events.reserve(static_cast<std::size_t>(std::max<std::int64_t>(0, count.column_int(0))));
+    }
+  }
+  Statement stmt(db, kEventSelect + source + kind_filter);
+  if (!filter.empty()) stmt.bind(1, run_id);
+  while (stmt.step()) {
+    Event e = read_event(stmt);
+    const std::int64_t kind = stmt.column_int(5);
+    const std::int64_t name = stmt.column_int(6);
+    if (kind < 0 || kind >= runfile::kEventKindCount) {
+      throw std::invalid_argument(
+          where(db, run_id, "event kind " + std::to_string(kind) + " is not one of event_kinds"));
+    }
+    if (name < 0 || static_cast<std::size_t>(name) >= run.names.size()) {
+      throw std::invalid_argument(where(
+          db, run_id, "event name id " + std::to_string(name) + " is not in the names table"));
+    }
+    e.kind = static_cast<EventKind>(kind);
+    e.name = static_cast<std::uint16_t>(name);
+    run.events.push_back(e);
+  }
+}
+
 // `filter` is "" for a run file, or "WHERE run_id = ?1" for the store.
 RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelection selection) {
   RunData run;
@@ -45,47 +148,16 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
       run.clocks.push_back(c);
     }
   }
-  std::size_t last_name = 0;  // index into run.names of the previous row's name
-  {
-    // In the store a run's events are the rowid range recorded in its runs row (no index).
-    const std::string source =
-        filter.empty() ? std::string("FROM events")
-                       : "FROM events WHERE rowid BETWEEN (SELECT first_event_rowid FROM runs "
-                         "WHERE id = ?1) AND (SELECT last_event_rowid FROM runs WHERE id = ?1)";
-    const std::string kind_filter =
-        selection == EventSelection::kStepsOnly
-            ? (filter.empty() ? " WHERE kind = 'step'" : " AND kind = 'step'")
-            : "";
-    Statement stmt(
-        db, "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes " +
-                source + kind_filter);
-    bind(stmt);
-    while (stmt.step()) {
-      Event e;
-      e.rank = static_cast<std::int32_t>(stmt.column_int(0));
-      e.step = static_cast<std::int32_t>(stmt.column_int(1));
-      e.microbatch = static_cast<std::int32_t>(stmt.column_int(2));
-      e.layer = static_cast<std::int32_t>(stmt.column_int(3));
-      e.seq = static_cast<std::int32_t>(stmt.column_int(4));
-      e.kind = parse_kind(stmt.column_view(5));
-      // A run has a few distinct names: the last one matches most rows, else a short scan.
-      const std::string_view name = stmt.column_view(6);
-      if (last_name >= run.names.size() || run.names[last_name] != name) {
-        last_name = 0;
-        while (last_name < run.names.size() && run.names[last_name] != name) ++last_name;
-        if (last_name == run.names.size()) run.names.emplace_back(name);
-      }
-      e.name = static_cast<std::uint16_t>(last_name);
-      e.begin_ns = stmt.column_int(7);
-      e.end_ns = stmt.column_int(8);
-      e.bytes = stmt.column_int(9);
-      run.events.push_back(e);
-    }
-    // Sorting here is cheaper than an index the ingest would have to maintain.
-    std::stable_sort(run.events.begin(), run.events.end(), [](const Event& a, const Event& b) {
-      return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
-    });
+  if (filter.empty() && run.meta.count("format_version") && run.meta["format_version"] == "1") {
+    load_format1_events(db, run, selection);
+  } else {
+    load_names(db, filter, run_id, run);
+    load_events(db, filter, run_id, selection, run);
   }
+  // Sorting here is cheaper than an index the ingest would have to maintain.
+  std::stable_sort(run.events.begin(), run.events.end(), [](const Event& a, const Event& b) {
+    return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
+  });
   auto meta_int = [&](const char* key, int fallback) {
     auto it = run.meta.find(key);
     if (it == run.meta.end()) return fallback;

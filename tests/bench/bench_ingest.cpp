@@ -1,7 +1,9 @@
-// Ingest rate of the results store: a synthetic run file (written with stepclock's writer) is
-// copied into a fresh store with ATTACH + INSERT ... SELECT in one transaction, as
-// `culprit run` does. Prints events per second for the copy alone and for the whole ingest
-// (copy + step times + the run's median, launch::record_run).
+// Ingest rate of the results store: a synthetic run file (written with the runfile library's
+// writer) is copied into a fresh store with ATTACH + INSERT ... SELECT in one transaction, as
+// `culprit run` does. Prints events per second for the write, the copy alone, the whole ingest
+// (copy + step times + the run's median, launch::record_run) and load_run, and the bytes each
+// stored event takes (SQLite's dbstat: the pages of the event tables / events) in the store's
+// layout of schema 3 (interned) and of schema 1 (kind and name as text in every row).
 //   bench_ingest [EVENTS (default 2000000)] [FOLDER (default /tmp)]
 
 #include <chrono>
@@ -13,6 +15,7 @@
 #include "culprit/launch/record_run.hpp"
 #include "culprit/storage/ingest.hpp"
 #include "culprit/storage/records.hpp"
+#include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
 #include "stepclock/runfile.hpp"
 
@@ -84,6 +87,31 @@ std::int64_t new_run(storage::Db& db, int repetition) {
   return storage::ensure_run(db, experiment, {config, repetition}, repetition, 1, "").id;
 }
 
+// Bytes of the pages holding `tables` (dbstat) per event.
+double bytes_per_event(storage::Db& db, const std::string& tables, double events) {
+  const auto bytes =
+      db.query_int("SELECT sum(pgsize) FROM dbstat WHERE name IN (" + tables + ")").value_or(0);
+  return static_cast<double>(bytes) / events;
+}
+
+// The same events in a store of schema version 1 (before interning): its DDL, rows copied
+// from the run file's text view.
+double bytes_per_event_schema1(const std::string& run_file, const std::string& path, double n) {
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
+  double result = 0;
+  {
+    storage::Db db(path);
+    db.exec("PRAGMA page_size=65536");
+    db.exec(storage::store_migration(0));
+    storage::Statement attach(db, "ATTACH DATABASE ?1 AS run");
+    attach.bind(1, run_file).run();
+    db.exec("INSERT INTO main.events SELECT * FROM run.events");
+    result = bytes_per_event(db, "'events'", n);
+  }
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
+  return result;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,12 +122,13 @@ int main(int argc, char** argv) {
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
   fs::remove(run_file);
 
-  auto t = std::chrono::steady_clock::now();
   const auto contents = synthetic_run(events);
+  auto t = std::chrono::steady_clock::now();
+  double cpu0 = cpu_seconds();
   stepclock::write_run_file(run_file, contents);
   const auto n = static_cast<double>(contents.events.size());
-  std::printf("run file: %.0f events (%d ranks), written in %.2f s (%.2f M events/s)\n", n, kRanks,
-              seconds(t), n / seconds(t) / 1e6);
+  std::printf("run file: %.0f events (%d ranks), written in %.2f s (%.2f M events/s; %.2f CPU s)\n",
+              n, kRanks, seconds(t), n / seconds(t) / 1e6, cpu_seconds() - cpu0);
 
   auto db = storage::open_store(store_path);
   {
@@ -130,10 +159,24 @@ int main(int argc, char** argv) {
         "(%.2f CPU s; %s)\n",
         s, n / s / 1e6, c, outcome.ok ? "ok" : outcome.error.c_str());
   }
+  {
+    t = std::chrono::steady_clock::now();
+    cpu0 = cpu_seconds();
+    const auto run = storage::load_run(*db, 1);
+    const double s = seconds(t);
+    std::printf("load_run: %.2f s, %.2f M events/s (%.2f CPU s)\n", s,
+                static_cast<double>(run.events.size()) / s / 1e6, cpu_seconds() - cpu0);
+  }
   std::printf("store: %.0f MiB for %.0f events\n",
               static_cast<double>(fs::file_size(store_path) + fs::file_size(store_path + "-wal")) /
                   (1 << 20),
               2 * n);
+  db->exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  std::printf(
+      "bytes per stored event: %.1f (schema 3: event_rows + run_event_names), %.1f (schema 1: "
+      "kind and name as text)\n",
+      bytes_per_event(*db, "'event_rows', 'run_event_names'", 2 * n),
+      bytes_per_event_schema1(run_file, store_path + ".schema1", n));
   db.reset();
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
   fs::remove(run_file);

@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "stepclock/runfile.hpp"
@@ -53,7 +54,10 @@ TEST_CASE("run file is written whole under its final name") {
         4096);
   CHECK(scalar(db, "SELECT end_ns - begin_ns FROM events WHERE name='gemm.fwd'") == 150);
   CHECK(scalar(db, "SELECT exchanges FROM clock_models WHERE rank=1") == 10);
-  CHECK(scalar(db, "SELECT value FROM meta WHERE key='format_version'") == 1);
+  CHECK(scalar(db, "SELECT value FROM meta WHERE key='format_version'") == 2);
+  // Interned: integers in event_rows, the text through the events view.
+  CHECK(scalar(db, "SELECT count(*) FROM event_names") == 2);
+  CHECK(scalar(db, "SELECT kind FROM event_rows WHERE name = 1") == 1);
   sqlite3_close(db);
 
   stepclock::RunFileContents bad = c;
@@ -61,4 +65,20 @@ TEST_CASE("run file is written whole under its final name") {
   CHECK_THROWS(stepclock::write_run_file(path + "2", bad));
   CHECK_FALSE(std::filesystem::exists(path + "2"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the run-file DDL has one text, split by table for the store") {
+  const std::string all(runfile::schema_sql());
+  CHECK(all.find("CREATE TABLE event_rows (") != std::string::npos);
+  const std::string rows = runfile::schema_statements("event_rows");
+  CHECK(rows.rfind("CREATE TABLE event_rows (", 0) == 0);
+  CHECK(rows.find("stream     INTEGER NOT NULL\n);") != std::string::npos);
+  CHECK(rows.find("event_names") == std::string::npos);
+  const std::string kinds = runfile::schema_statements("event_kinds");
+  CHECK(kinds.find("INSERT INTO event_kinds") != std::string::npos);
+  for (int k = 0; k < runfile::kEventKindCount; ++k) {
+    const std::string text = runfile::event_kind_name(static_cast<runfile::EventKind>(k));
+    CHECK(kinds.find("(" + std::to_string(k) + ", '" + text + "')") != std::string::npos);
+  }
+  CHECK_THROWS_AS(runfile::schema_statements("no_such_table"), std::logic_error);
 }

@@ -3,7 +3,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "culprit/errors.hpp"
 #include "culprit/storage/run_data.hpp"
@@ -188,12 +190,14 @@ TEST_CASE("a run file is ingested whole under its run id") {
     Transaction tx(*db);
     copy_run_file(*db, attached, run.id);
     tx.commit();
-    CHECK(db->query_int("SELECT count(*) FROM events").value() == 12);
+    CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == 12);
+    CHECK(db->query_int("SELECT count(*) FROM run_event_names").value() == 1);
     CHECK(db->query_int("SELECT count(*) FROM run_meta WHERE key = 'ranks'").value() == 1);
   }
   SUBCASE("clear_run_data removes everything but the run row") {
     clear_run_data(*db, run.id);
-    CHECK(db->query_int("SELECT count(*) FROM events").value() == 0);
+    CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == 0);
+    CHECK(db->query_int("SELECT count(*) FROM run_event_names").value() == 0);
     CHECK(db->query_int("SELECT count(*) FROM steps").value() == 0);
     CHECK(db->query_int("SELECT count(*) FROM runs").value() == 1);
   }
@@ -303,12 +307,12 @@ TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
     return text;
   };
   CHECK(dump() == "0ok6;1ok6;2ok6;");
-  const auto events = db->query_int("SELECT count(*) FROM events").value();
+  const auto events = db->query_int("SELECT count(*) FROM event_rows").value();
   MergeStats again = merge_store(*db, a.path);
   MergeStats again_b = merge_store(*db, b.path);
   CHECK(again.runs_added + again.runs_replaced + again_b.runs_added + again_b.runs_replaced == 0);
   CHECK(dump() == "0ok6;1ok6;2ok6;");
-  CHECK(db->query_int("SELECT count(*) FROM events").value() == events);
+  CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == events);
   CHECK(db->query_text("PRAGMA integrity_check").value() == "ok");
 
   SUBCASE("an experiment of the same name from another manifest is refused") {
@@ -342,10 +346,9 @@ TEST_CASE("export_steps lists the steps of every run with its configuration") {
   CHECK(export_steps(*db, "no-such-experiment").empty());
 }
 
-// The store's events table mirrors the run file's so ingest can copy rows unchanged (SQLite's
-// transfer optimisation); a column added to one schema but not the other would silently drop
-// ingest back to the slow path, so the two are compared here.
-TEST_CASE("the store's events columns are exactly the run file's") {
+// The store's event rows are the run file's (both from runfile::schema_statements) so ingest
+// can copy rows unchanged (SQLite's transfer optimisation); checked on real files.
+TEST_CASE("the store's event_rows columns are exactly the run file's") {
   const auto store_path = (fs::temp_directory_path() / "culprit_unit_columns.db").string();
   const auto run_path = (fs::temp_directory_path() / "culprit_unit_columns.run.db").string();
   fs::remove(store_path);
@@ -353,9 +356,9 @@ TEST_CASE("the store's events columns are exactly the run file's") {
   stepclock::RunFileContents contents;
   contents.names = {"step"};
   stepclock::write_run_file(run_path, contents);
-  auto columns = [](Db& db) {
+  auto columns = [](Db& db, const char* table) {
     std::string text;
-    Statement info(db, "PRAGMA table_info(events)");
+    Statement info(db, std::string("PRAGMA table_info(") + table + ")");
     while (info.step()) {
       text += info.column_text(1) + " " + info.column_text(2) + " " +
               std::to_string(info.column_int(3)) + ";";
@@ -364,12 +367,134 @@ TEST_CASE("the store's events columns are exactly the run file's") {
   };
   auto store = open_store(store_path);
   Db run(run_path, Db::Mode::kReadOnly);
-  CHECK(!columns(*store).empty());
-  CHECK(columns(*store) == columns(run));
+  CHECK(!columns(*store, "event_rows").empty());
+  CHECK(columns(*store, "event_rows") == columns(run, "event_rows"));
+  CHECK(columns(*store, "event_kinds") == columns(run, "event_kinds"));
+  CHECK(store->query_int("SELECT count(*) FROM event_kinds").value() == 4);
   store.reset();
   for (const auto& p : {store_path, store_path + "-wal", store_path + "-shm", run_path}) {
     fs::remove(p);
   }
+}
+
+// A store of schema version 1 (kind and name as text in every event row), as culprit wrote it
+// before events were interned: opened by this culprit, it is migrated and its events kept.
+TEST_CASE("a version-1 store is migrated to interned events, its runs' events preserved") {
+  TempStore store("migrate_v1");
+  {
+    Db old(store.path);
+    old.exec(store_migration(0));
+    old.exec("PRAGMA user_version = 1");
+    old.exec(
+        "INSERT INTO experiments (id, name, manifest_path, manifest_text, manifest_hash, "
+        "created_at) VALUES (1, 'exp', 'm.toml', '', 'h', 'now');"
+        "INSERT INTO configurations (id, experiment_id, label, factor, level_json, backend, "
+        "ranks, resolved_json, config_hash) VALUES (1, 1, 'baseline', 'f', '0', 'sim', 2, '{}', "
+        "'c');"
+        "INSERT INTO runs (id, experiment_id, config_id, repetition, position, seed, status) "
+        "VALUES (1, 1, 1, 0, 0, 1, 'ok'), (2, 1, 1, 1, 1, 1, 'ok');"
+        "INSERT INTO run_meta (run_id, key, value) VALUES (1, 'ranks', '2'), (2, 'ranks', '2');"
+        "INSERT INTO events (rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, "
+        "bytes, device, stream) VALUES "
+        "(0, 0, -1, -1, -1, 'step', 'step', 0, 100, 0, -1, -1),"
+        "(1, 0, 0, 1, -1, 'compute', 'gemm.fwd', 10, 40, 0, -1, -1),"
+        "(1, 0, -1, -1, 0, 'collective', 'allreduce', 50, 90, 4096, 0, 3),"
+        "(0, 0, -1, -1, -1, 'step', 'step', 1000, 1100, 0, -1, -1),"
+        "(0, 0, -1, -1, -1, 'host', 'optimizer', 1010, 1020, 0, -1, -1);"
+        "UPDATE runs SET first_event_rowid = 1, last_event_rowid = 3 WHERE id = 1;"
+        "UPDATE runs SET first_event_rowid = 4, last_event_rowid = 5 WHERE id = 2;");
+  }
+  auto db = open_store(store.path);
+  CHECK(schema_version(*db) == kStoreSchemaVersion);
+  CHECK_FALSE(db->query_int("SELECT 1 FROM sqlite_master WHERE name = 'events'").has_value());
+  CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == 5);
+  const RunData first = load_run(*db, 1);
+  REQUIRE(first.events.size() == 3);
+  CHECK(first.names.size() == 3);
+  const Event& collective = first.events[2];  // sorted by (step, rank, begin)
+  CHECK(first.names[collective.name] == "allreduce");
+  CHECK(collective.kind == EventKind::kCollective);
+  CHECK(collective.bytes == 4096);
+  CHECK(first.names[first.events[1].name] == "gemm.fwd");
+  CHECK(first.events[1].kind == EventKind::kCompute);
+  CHECK(first.events[1].layer == 1);
+  const RunData second = load_run(*db, 2);
+  REQUIRE(second.events.size() == 2);
+  CHECK(second.names[second.events[1].name] == "optimizer");
+  CHECK(second.events[1].kind == EventKind::kHost);
+  CHECK(load_run(*db, 2, EventSelection::kStepsOnly).events.size() == 1);
+  // The text view still reads as version 1 did, device and stream included.
+  CHECK(db->query_int("SELECT stream FROM run_events WHERE run_id = 1 AND kind = 'collective' "
+                      "AND name = 'allreduce'")
+            .value() == 3);
+}
+
+// A run file of format 1 (what culprit wrote before names were interned) made from a format-2
+// file: the events view becomes a table with kind and name as text.
+std::string downgrade_to_format1(const std::string& path) {
+  Db file(path);
+  file.exec(
+      "CREATE TABLE events1 AS SELECT * FROM events; DROP VIEW events; "
+      "DROP TABLE event_rows; DROP TABLE event_names; DROP TABLE event_kinds; "
+      "ALTER TABLE events1 RENAME TO events; "
+      "UPDATE meta SET value = '1' WHERE key = 'format_version';");
+  return path;
+}
+
+TEST_CASE("a format-1 run file is still loaded and ingested") {
+  const std::string path = (fs::temp_directory_path() / "culprit_unit_format1.run.db").string();
+  fs::remove(path);
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "allreduce"};
+  stepclock::EventRecord e;
+  e.kind = stepclock::EventKind::kStep;
+  e.rank = 0;
+  e.step = 0;
+  e.end_ns = 100;
+  c.events.push_back(e);
+  e.kind = stepclock::EventKind::kCollective;
+  e.name = 2;
+  e.bytes = 64;
+  c.events.push_back(e);
+  e.kind = stepclock::EventKind::kCompute;
+  e.name = 1;
+  e.bytes = 0;
+  e.rank = 1;
+  c.events.push_back(e);
+  c.meta = {{"ranks", "2"}};
+  stepclock::write_run_file(path, c);
+  downgrade_to_format1(path);
+
+  const RunData loaded = load_run_file(path);
+  REQUIRE(loaded.events.size() == 3);
+  auto names_of = [](const RunData& run) {
+    std::vector<std::string> out;
+    for (const Event& x : run.events) {
+      out.push_back(run.names[x.name] + "/" + runfile::event_kind_name(x.kind));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<std::string> expected = {"allreduce/collective", "gemm.fwd/compute",
+                                             "step/step"};
+  CHECK(names_of(loaded) == expected);
+
+  TempStore store("format1");
+  auto db = open_store(store.path);
+  const Fixture f = add_experiment(*db);
+  const RunState run = ensure_run(*db, f.experiment, {f.config, 0}, 0, 1, "");
+  {
+    AttachedRunFile attached(*db, path);
+    CHECK(attached.format() == 1);
+    CHECK(attached.event_count() == 3);
+    Transaction tx(*db);
+    CHECK(copy_run_file(*db, attached, run.id) == 3);
+    tx.commit();
+  }
+  const RunData stored = load_run(*db, run.id);
+  CHECK(names_of(stored) == expected);
+  CHECK(load_run(*db, run.id, EventSelection::kStepsOnly).events.size() == 1);
+  fs::remove(path);
 }
 
 TEST_CASE("one writer per store: a second process is refused naming the holder") {

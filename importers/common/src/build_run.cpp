@@ -1,5 +1,6 @@
 // Records of every rank -> the run file's contents (steps, phases, collectives, kernels, clock
-// models, meta, provenance, configuration echo). Only stepclock_runfile writes the file.
+// models, meta, provenance, configuration echo). Only the runfile library (culprit_runfile)
+// writes the file.
 #include <algorithm>
 #include <map>
 #include <set>

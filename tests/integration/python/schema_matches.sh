@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The run-file DDL has one owner (workloads/stepclock/src/runfile_schema.cpp); the Python module
-# carries a copy (python/culprit/runfile.py). A run file written by each must have the same
-# tables, the same columns (PRAGMA table_info: name, type, not null, default, primary key) and
-# the same indexes, so the copy cannot drift silently.
+# The run-file DDL has one owner (workloads/runfile/run_file.sql), embedded by the C++ writer and
+# read by the Python module (python/culprit/runfile.py). A run file written by each must have the
+# same tables and views, the same columns (PRAGMA table_info: name, type, not null, default,
+# primary key) and the same indexes, and read the same through the `events` view.
 # Usage: schema_matches.sh BIN_DIR MPIRUN WORK_DIR TORCH_PYTHON SOURCE_DIR
 set -euo pipefail
 bin=$1 mpirun=$2 work=$3 py=$4 src=$5
@@ -29,7 +29,7 @@ clock.finish()
 def schema(path):
     db = sqlite3.connect(path)
     tables = [r[0] for r in db.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")]
     out = {}
     for t in tables:
         out[t] = {"columns": db.execute("PRAGMA table_info(%s)" % t).fetchall(),
@@ -38,7 +38,13 @@ def schema(path):
     return out
 
 step, python = schema("step.db"), schema("python.db")
-assert set(step) == {"meta", "config_echo", "provenance", "clock_models", "events"}, step.keys()
+assert set(step) == {"meta", "config_echo", "provenance", "clock_models", "event_kinds",
+                     "event_names", "event_rows", "events"}, step.keys()
+for path in ("step.db", "python.db"):
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone() == ("2",)
+    kinds = {r[0] for r in db.execute("SELECT DISTINCT kind FROM events")}
+    assert "step" in kinds and kinds <= {"compute", "collective", "host", "step"}, (path, kinds)
 assert sorted(step) == sorted(python), (sorted(step), sorted(python))
 for table in step:
     assert step[table] == python[table], (table, step[table], python[table])

@@ -10,9 +10,9 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 cat validate.txt
 grep -q "accuracy (rank and phase): 3/3 = 100.0 %" validate.txt
 grep -q "false positives on controls: 0/1" validate.txt
-names=$(sqlite3 m.db "SELECT group_concat(name, ',') FROM (SELECT DISTINCT name FROM events ORDER BY name)")
+names=$(sqlite3 m.db "SELECT group_concat(name, ',') FROM (SELECT DISTINCT name FROM run_events ORDER BY name)")
 [[ $names == "allreduce,backward,layer0,layer1,layer2,optimizer,step" ]] || {
   echo "FAIL: event names $names"; exit 1; }
-collectives=$(sqlite3 m.db "SELECT count(DISTINCT seq) FROM events WHERE kind = 'collective'")
+collectives=$(sqlite3 m.db "SELECT count(DISTINCT seq) FROM run_events WHERE kind = 'collective'")
 [[ $collectives == 2 ]] || { echo "FAIL: $collectives collective sequence numbers"; exit 1; }
 echo ok

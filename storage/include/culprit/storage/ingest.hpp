@@ -23,11 +23,13 @@ class AttachedRunFile {
   ~AttachedRunFile();
 
   const std::string& path() const { return path_; }
+  int format() const { return format_; }  // the run file's format_version
   std::int64_t event_count();
 
  private:
   Db& store_;
   std::string path_;
+  int format_ = 0;
 };
 
 // Copies every table of the attached run file into the store under `run_id`, replacing rows
@@ -47,21 +49,22 @@ struct StepRow {
 // Replaces the run's steps. Call inside a Transaction.
 void replace_steps(Db& store, std::int64_t run_id, const std::vector<StepRow>& steps);
 
-// The event columns shared by run files and the store (same names, same order).
+// The event columns shared by run files and the store (same names, same order): the runfile
+// library's runfile::kEventColumns.
 extern const char* const kEventColumns;
 
-// Runs `INSERT INTO events (<columns>) SELECT <columns> <select_tail>` for `run_id` and records
+// Runs `INSERT INTO event_rows (<columns>) SELECT <columns> <select_tail>` for `run_id` and records
 // the contiguous rowid range the events got in runs.first_event_rowid / last_event_rowid (the
 // only link from events to their run). `bind_source` binds the parameters of `select_tail`.
 // Returns the count.
 std::int64_t append_events(Db& store, std::int64_t run_id, const std::string& select_tail,
                            const std::function<void(Statement&)>& bind_source);
-// The same with a complete INSERT statement into events.
+// The same with a complete INSERT statement into event_rows.
 std::int64_t append_events_sql(Db& store, std::int64_t run_id, const std::string& insert_sql,
                                const std::function<void(Statement&)>& bind_source);
 
-// Deletes everything a run's earlier attempt ingested (events, steps, meta, provenance,
-// clock models, config echo); the runs row itself stays.
+// Deletes everything a run's earlier attempt ingested (events and their names, steps, meta,
+// provenance, clock models, config echo); the runs row itself stays.
 void clear_run_data(Db& store, std::int64_t run_id);
 
 }  // namespace culprit::storage

@@ -9,10 +9,9 @@
 
 namespace culprit::storage {
 
-inline constexpr int kStoreSchemaVersion = 2;
-
-// The SQL that takes a store from `from_version` to from_version + 1 (tests build old stores).
-const char* store_migration_sql(int from_version);
+// 2: configurations.superseded is a column (no label suffix).
+// 3: events interned (kind and name as integers, names per run in run_event_names).
+inline constexpr int kStoreSchemaVersion = 3;
 
 // Opens the store at `path`, creating it or migrating it forward to kStoreSchemaVersion.
 // Refuses (std::runtime_error) a store written by a newer culprit.
@@ -21,6 +20,10 @@ std::unique_ptr<Db> open_store(const std::string& path);
 // Opens an existing store read-only (reporting commands): never creates a file.
 // Throws culprit::UsageError when the file does not exist.
 std::unique_ptr<Db> open_existing_store(const std::string& path);
+
+// The SQL that takes a store from `from_version` to from_version + 1 (0 <= from_version <
+// kStoreSchemaVersion); open_store applies them in order. Tests build older stores with it.
+std::string store_migration(int from_version);
 
 // The schema version recorded in the store (0 for an empty file).
 int schema_version(Db& db);

@@ -1,76 +1,19 @@
 #pragma once
-// The run file: the one contract between every source of step timing and the orchestrator.
-// A run file is a SQLite database holding one run's raw facts (docs/schema.md, "Run file").
-// Raw timestamps are stored exactly as read on each rank; alignment is derived later from the
-// clock models, never written back.
+// The run file as stepclock's API names it. The contract has one owner, the runfile library
+// (workloads/runfile, docs/schema.md "Run file"); these are its types under stepclock's names.
 
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
+#include "runfile/run_file.hpp"
 
 namespace stepclock {
 
-inline constexpr int kRunFileFormatVersion = 1;
+inline constexpr int kRunFileFormatVersion = runfile::kFormatVersion;
 
-enum class EventKind : std::uint8_t { kCompute = 0, kCollective = 1, kHost = 2, kStep = 3 };
-
-// Text stored in the `kind` column for each EventKind.
-const char* event_kind_name(EventKind kind);
-
-// One timed region on one rank. Identifiers that do not apply are -1 (e.g. `seq` for a GEMM,
-// `layer` for the optimizer). Names are interned: `name` indexes RunFileContents::names.
-struct EventRecord {
-  std::int64_t begin_ns = 0;  // raw local clock of `rank`
-  std::int64_t end_ns = 0;    // raw local clock of `rank`
-  std::int64_t bytes = 0;     // payload of a collective, 0 otherwise
-  std::int32_t rank = 0;
-  std::int32_t step = -1;
-  std::int32_t microbatch = -1;
-  std::int32_t layer = -1;
-  std::int32_t seq = -1;  // collective sequence number within the step, -1 if not a collective
-  std::int16_t device = -1;
-  std::int16_t stream = -1;
-  std::uint16_t name = 0;
-  EventKind kind = EventKind::kCompute;
-};
-
-// Maps a rank's raw clock t onto rank 0's clock:
-//   aligned(t) = t + offset_ns + drift_ppm * 1e-6 * (t - ref_ns)
-// `uncertainty_ns` bounds |aligned(t) - true rank-0 time| (half the minimum round trip).
-struct ClockModel {
-  std::int32_t rank = 0;
-  std::string host;
-  std::int64_t ref_ns = 0;
-  double offset_ns = 0.0;
-  double drift_ppm = 0.0;
-  double uncertainty_ns = 0.0;
-  double start_rtt_ns = 0.0;  // minimum round trip of the start exchange
-  double end_rtt_ns = 0.0;    // minimum round trip of the end exchange
-  std::int32_t exchanges = 0;
-};
-
-struct ProvenanceEntry {
-  std::int32_t rank = -1;  // -1: applies to the whole job
-  std::string key;
-  std::string value;
-};
-
-struct RunFileContents {
-  std::vector<std::string> names;  // interned event names
-  std::vector<EventRecord> events;
-  std::vector<ClockModel> clocks;
-  std::vector<std::pair<std::string, std::string>> meta;  // see docs/schema.md for the keys
-  std::vector<ProvenanceEntry> provenance;
-  std::string config_json;  // the resolved configuration, echoed verbatim (holds injection truth)
-};
-
-// Writes `contents` to `path` atomically: a temporary file beside it is written, synced and
-// renamed, so no reader ever sees a half-written run file under the final name.
-// Throws std::runtime_error naming the path and the SQLite error on failure.
-void write_run_file(const std::string& path, const RunFileContents& contents);
-
-// The DDL of a run file (also used by storage to check the contract).
-const char* run_file_schema_sql();
+using runfile::ClockModel;
+using runfile::event_kind_name;
+using runfile::EventKind;
+using runfile::EventRecord;
+using runfile::ProvenanceEntry;
+using runfile::RunFileContents;
+using runfile::write_run_file;
 
 }  // namespace stepclock

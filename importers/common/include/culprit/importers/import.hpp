@@ -1,6 +1,6 @@
 #pragma once
 // `culprit import`'s core: profiler traces (one file per rank) -> one run file's contents,
-// written by the run-file library (stepclock_runfile) like every other source of run files.
+// written by the runfile library (culprit_runfile) like every other source of run files.
 // Every failure of the input throws culprit::UsageError naming the file (and the byte offset
 // or table); nothing is written before every file has been read whole.
 

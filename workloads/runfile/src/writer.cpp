@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "stepclock/runfile.hpp"
+#include "runfile/run_file.hpp"
 
-namespace stepclock {
+namespace runfile {
 namespace {
 
 class Database {
@@ -81,19 +81,17 @@ class Statement {
 // One INSERT carries kBatchRows rows: for large runs SQLite's per-statement cost dominates
 // single-row inserts, and batching roughly halves the write time of a 13 M-event run file.
 constexpr int kBatchRows = 64;
-constexpr int kEventColumns = 12;
+constexpr int kEventColumnCount = 12;
 
 std::string insert_events_sql(int rows) {
-  std::string sql =
-      "INSERT INTO events (rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, "
-      "bytes, device, stream) VALUES ";
+  std::string sql = std::string("INSERT INTO event_rows (") + kEventColumns + ") VALUES ";
   for (int r = 0; r < rows; ++r) {
     sql += r == 0 ? "(?,?,?,?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?,?,?,?)";
   }
   return sql;
 }
 
-// Binds one event to parameters first+1 .. first+kEventColumns.
+// Binds one event to parameters first+1 .. first+kEventColumnCount.
 void bind_event(Database& db, Statement& insert, int first, const EventRecord& e,
                 const RunFileContents& contents) {
   if (e.name >= contents.names.size()) {
@@ -105,13 +103,22 @@ void bind_event(Database& db, Statement& insert, int first, const EventRecord& e
   insert.bind(first + 3, std::int64_t{e.microbatch});
   insert.bind(first + 4, std::int64_t{e.layer});
   insert.bind(first + 5, std::int64_t{e.seq});
-  insert.bind_static(first + 6, event_kind_name(e.kind));
-  insert.bind(first + 7, contents.names[e.name]);
+  insert.bind(first + 6, std::int64_t{static_cast<std::uint8_t>(e.kind)});
+  insert.bind(first + 7, std::int64_t{e.name});
   insert.bind(first + 8, e.begin_ns);
   insert.bind(first + 9, e.end_ns);
   insert.bind(first + 10, e.bytes);
   insert.bind(first + 11, std::int64_t{e.device});
   insert.bind(first + 12, std::int64_t{e.stream});
+}
+
+void write_names(Database& db, const RunFileContents& contents) {
+  Statement insert(db, "INSERT INTO event_names (id, name) VALUES (?, ?)");
+  for (std::size_t i = 0; i < contents.names.size(); ++i) {
+    insert.bind(1, static_cast<std::int64_t>(i));
+    insert.bind(2, contents.names[i]);
+    insert.step_and_reset();
+  }
 }
 
 void write_events(Database& db, const RunFileContents& contents) {
@@ -121,7 +128,8 @@ void write_events(Database& db, const RunFileContents& contents) {
     Statement batch(db, insert_events_sql(kBatchRows).c_str());
     for (; i + kBatchRows <= events.size(); i += kBatchRows) {
       for (int j = 0; j < kBatchRows; ++j) {
-        bind_event(db, batch, j * kEventColumns, events[i + static_cast<std::size_t>(j)], contents);
+        bind_event(db, batch, j * kEventColumnCount, events[i + static_cast<std::size_t>(j)],
+                   contents);
       }
       batch.step_and_reset();
     }
@@ -155,7 +163,7 @@ void write_clocks(Database& db, const RunFileContents& contents) {
 void write_metadata(Database& db, const RunFileContents& contents) {
   Statement meta(db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
   meta.bind_static(1, "format_version");
-  std::string version = std::to_string(kRunFileFormatVersion);
+  std::string version = std::to_string(kFormatVersion);
   meta.bind(2, version);
   meta.step_and_reset();
   for (const auto& [key, value] : contents.meta) {
@@ -193,16 +201,14 @@ void write_run_file(const std::string& path, const RunFileContents& contents) {
     {
       Database db(temp);
       // The file is private until the rename, so no journal, no locking and a large cache.
-      // `kind` is only ever written from event_kind_name(), so the schema's CHECK on it cannot
-      // fail here; evaluating it per row (an IN list) cost more than half the write time.
       db.exec(
           "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-          "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
-          "PRAGMA ignore_check_constraints=ON;");
+          "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;");
       db.exec("BEGIN");
-      db.exec(run_file_schema_sql());
+      db.exec(std::string(schema_sql()).c_str());
       write_metadata(db, contents);
       write_clocks(db, contents);
+      write_names(db, contents);
       write_events(db, contents);
       db.exec("COMMIT");
     }
@@ -215,4 +221,4 @@ void write_run_file(const std::string& path, const RunFileContents& contents) {
   }
 }
 
-}  // namespace stepclock
+}  // namespace runfile
