@@ -146,6 +146,45 @@ std::vector<double> two_rank_sigmas(std::vector<std::vector<double>>& own, doubl
   return result;
 }
 
+// The phase events of one step grouped by instance key (microbatch, layer, name), groups in key
+// order and each group's events in index order: a hash pass, not a sort of the whole step.
+class InstanceGroups {
+ public:
+  void build(const Timeline& t, const std::vector<EventIndex>& step) {
+    slot_.clear();
+    for (std::size_t g = 0; g < used_; ++g) groups_[g].second.clear();
+    used_ = 0;
+    std::uint64_t last_key = 0;
+    std::size_t last = static_cast<std::size_t>(-1);
+    for (EventIndex e : step) {
+      const std::uint64_t key = instance_key(t.event(e));
+      if (last == static_cast<std::size_t>(-1) || key != last_key) {
+        auto [it, inserted] = slot_.try_emplace(key, used_);
+        if (inserted) {
+          if (used_ == groups_.size()) groups_.emplace_back();
+          groups_[used_++].first = key;
+        }
+        last_key = key;
+        last = it->second;
+      }
+      groups_[last].second.push_back(e);
+    }
+    order_.resize(used_);
+    for (std::size_t g = 0; g < used_; ++g) order_[g] = g;
+    std::sort(order_.begin(), order_.end(),
+              [&](std::size_t a, std::size_t b) { return groups_[a].first < groups_[b].first; });
+  }
+  std::size_t size() const { return used_; }
+  std::uint64_t key(std::size_t i) const { return groups_[order_[i]].first; }
+  const std::vector<EventIndex>& events(std::size_t i) const { return groups_[order_[i]].second; }
+
+ private:
+  std::unordered_map<std::uint64_t, std::size_t> slot_;
+  std::vector<std::pair<std::uint64_t, std::vector<EventIndex>>> groups_;  // reused across steps
+  std::size_t used_ = 0;
+  std::vector<std::size_t> order_;
+};
+
 void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
   const storage::RunData& run = *t.run;
   const auto ranks = static_cast<std::size_t>(std::max(run.ranks, 0));
@@ -154,22 +193,31 @@ void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
   std::vector<std::vector<std::vector<double>>> without(
       world == SmallWorld::kNone ? 0 : run.names.size(), std::vector<std::vector<double>>(ranks));
   std::map<std::tuple<std::size_t, int, std::uint64_t>, std::vector<double>> series;
-  std::vector<std::pair<std::uint64_t, EventIndex>> keyed;
+  InstanceGroups groups;
   std::vector<std::pair<double, EventIndex>> group;
   std::vector<double> sorted;
   std::vector<int> group_ranks;
   std::vector<double> scratch;
   for (const std::vector<EventIndex>& step : phases_by_step(run)) {
     const bool steady = !step.empty() && t.event(step.front()).step >= run.warmup_steps;
-    keyed.clear();
-    for (EventIndex e : step) keyed.emplace_back(instance_key(t.event(e)), e);
-    std::sort(keyed.begin(), keyed.end());
-    for (std::size_t lo = 0; lo < keyed.size();) {
-      std::size_t hi = lo + 1;
-      while (hi < keyed.size() && keyed[hi].first == keyed[lo].first) ++hi;
+    groups.build(t, step);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::vector<EventIndex>& members = groups.events(g);
+      const auto name = static_cast<std::size_t>(t.event(members.front()).name);
+      if (world == SmallWorld::kNone) {
+        // Many ranks: each member against its peers' median, from three order statistics.
+        sorted.clear();
+        for (EventIndex e : members) sorted.push_back(t.duration_ns(e));
+        const LeaveOneOutMedian peers(sorted, scratch);
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          const double typical = peers.of(sorted[i]);
+          stats.typical_ns[static_cast<std::size_t>(members[i])] = typical;
+          if (typical > 0) deviations[name].push_back(sorted[i] / typical - 1.0);
+        }
+        continue;
+      }
       group.clear();
-      for (std::size_t i = lo; i < hi; ++i)
-        group.emplace_back(t.duration_ns(keyed[i].second), keyed[i].second);
+      for (EventIndex e : members) group.emplace_back(t.duration_ns(e), e);
       std::sort(group.begin(), group.end());
       sorted.clear();
       group_ranks.clear();
@@ -177,7 +225,6 @@ void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
         sorted.push_back(duration);
         group_ranks.push_back(t.event(e).rank);
       }
-      const auto name = static_cast<std::size_t>(t.event(group.front().second).name);
       for (std::size_t i = 0; i < group.size(); ++i) {
         const double typical = median_without(sorted.data(), sorted.size(), i);
         stats.typical_ns[static_cast<std::size_t>(group[i].second)] = typical;
@@ -188,11 +235,10 @@ void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
           deviations_without(sorted, group_ranks, static_cast<int>(x), true, scratch,
                              [&](double d) { without[name][x].push_back(d); });
         }
-      } else if (world == SmallWorld::kSteps && steady) {
+      } else if (steady) {
         for (std::size_t i = 0; i < group.size(); ++i)
-          series[{name, group_ranks[i], keyed[lo].first}].push_back(sorted[i]);
+          series[{name, group_ranks[i], groups.key(g)}].push_back(sorted[i]);
       }
-      lo = hi;
     }
   }
   stats.sigma_relative.assign(run.names.size(), 0.0);
@@ -237,8 +283,11 @@ void arrival_gaps(const Timeline& t, const std::vector<CollectiveTiming>& collec
   std::vector<double> values;
   std::vector<int> value_ranks;
   std::vector<double> scratch;
+  std::vector<std::size_t> gap_ranks;
   for (std::size_t k = 0; k < collectives.size(); ++k) {
     sorted.clear();
+    values.clear();
+    gap_ranks.clear();
     for (std::size_t r = 0; r < ranks; ++r) {
       const EventIndex e = t.collectives[k].event[r];
       const double arrival = collectives[k].arrival_ns[r];
@@ -246,8 +295,20 @@ void arrival_gaps(const Timeline& t, const std::vector<CollectiveTiming>& collec
           previous_end(t, static_cast<int>(r), t.position[static_cast<std::size_t>(e)], arrival);
       if (std::isnan(end)) continue;
       stats.gap_ns[k][r] = arrival - end;
-      sorted.emplace_back(arrival - end, r);
+      values.push_back(arrival - end);
+      gap_ranks.push_back(r);
     }
+    if (world == SmallWorld::kNone) {
+      // Many ranks: each rank's gap against its peers' median, from three order statistics.
+      const LeaveOneOutMedian peers(values, scratch);
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const double typical = peers.of(values[i]);
+        stats.typical_gap_ns[k][gap_ranks[i]] = typical;
+        if (!std::isnan(typical)) deviations.push_back(values[i] - typical);
+      }
+      continue;
+    }
+    for (std::size_t i = 0; i < values.size(); ++i) sorted.emplace_back(values[i], gap_ranks[i]);
     std::sort(sorted.begin(), sorted.end());
     values.clear();
     value_ranks.clear();

@@ -31,6 +31,37 @@ inline double median_without(const double* sorted, std::size_t n, std::size_t sk
   return m % 2 == 1 ? at(m / 2) : 0.5 * (at(m / 2 - 1) + at(m / 2));
 }
 
+// median_without for every member of an unsorted group, in O(n): the median of a member's peers
+// depends only on where its value falls against the two or three middle order statistics, so
+// of(v) equals median_without(sorted, n, i) for the member at sorted position i, bit for bit
+// (members of equal value give the same result whichever of their positions is taken).
+class LeaveOneOutMedian {
+ public:
+  // `scratch` is reordered working space (kept by the caller so groups reuse its capacity).
+  LeaveOneOutMedian(const std::vector<double>& values, std::vector<double>& scratch)
+      : n_(values.size()) {
+    if (n_ <= 1) return;
+    scratch.assign(values.begin(), values.end());
+    const std::size_t mid = n_ / 2;
+    const auto at = scratch.begin() + static_cast<std::ptrdiff_t>(mid);
+    std::nth_element(scratch.begin(), at, scratch.end());
+    middle_ = *at;
+    below_ = *std::max_element(scratch.begin(), at);
+    if (n_ % 2 == 1) above_ = *std::min_element(at + 1, scratch.end());
+  }
+  double of(double v) const {
+    if (n_ <= 1) return std::numeric_limits<double>::quiet_NaN();
+    if (n_ % 2 == 0) return v < middle_ ? middle_ : below_;  // n/2 - 1 and n/2
+    if (v < middle_) return 0.5 * (middle_ + above_);
+    if (v > middle_) return 0.5 * (below_ + middle_);
+    return 0.5 * (below_ + above_);
+  }
+
+ private:
+  std::size_t n_;
+  double below_ = 0, middle_ = 0, above_ = 0;
+};
+
 // 1.4826 * median |x|: the standard deviation of normal noise centred on 0, robust to outliers.
 inline double robust_sigma_about_zero(std::vector<double>& deviations) {
   for (double& d : deviations) d = d < 0 ? -d : d;

@@ -131,8 +131,16 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
         return analysis::run_figures(run, data.focus, attribution, options.figures);
       });
 
+  // The runs explain attributed are scored from those attributions (same options): each run is
+  // loaded and attributed once per report.
+  std::map<std::int64_t, analysis::RunAttribution> attributed;
+  if (!data.explain.explanations.empty()) {
+    attributed.emplace(data.explain.baseline_attribution.run_id, data.explain.baseline_attribution);
+    for (const analysis::RunAttribution& a : data.explain.candidate_attributions)
+      attributed.emplace(a.run_id, a);
+  }
   analysis::Scorecard card =
-      analysis::score_experiment(store, experiment.name, options.attribution);
+      analysis::score_experiment(store, experiment.name, options.attribution, &attributed);
   if (!card.cases.empty()) {
     data.scorecard = std::move(card);
   } else {
