@@ -257,7 +257,9 @@ class Bisection {
 
   // A search that could not name a pair: when the endpoints on all their runs are not
   // regressed, no regression was reproduced (the endpoints' first look only leaned to a step).
+  // Only when the endpoints' verdict never said regressed (the search began on the posterior).
   bool endpoints_not_regressed() {
+    if (!stepped_) return false;
     const stats::Comparison all = endpoints_on_all_runs();
     if (all.verdict == Verdict::kRegressed) return false;
     set_range(0, count() - 1);
