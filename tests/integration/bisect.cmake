@@ -5,7 +5,7 @@ find_program(CULPRIT_SQLITE3 sqlite3)
 find_program(CULPRIT_GIT git)
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(CULPRIT_SQLITE3 AND CULPRIT_GIT AND Python3_Interpreter_FOUND)
-  foreach(script listed_versions not_reproduced git_range sim_versions)
+  foreach(script listed_versions not_reproduced git_range sim_versions cpu_hog)
     add_test(NAME integration.bisect.${script}
       COMMAND ${CULPRIT_BASH} ${CMAKE_CURRENT_LIST_DIR}/bisect/${script}.sh ${CULPRIT_BIN_DIR}
               ${CULPRIT_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/bisect_${script})

@@ -167,6 +167,35 @@ TEST_CASE("equivalent endpoints end as not reproduced") {
   CHECK(r.runs <= 2 * 15);  // only the endpoints were measured
 }
 
+TEST_CASE("flat ranges in 3 % noise end not_reproduced, never inconclusive or found") {
+  // A/A: whatever the endpoints' first looks lean to, the search's no-step posterior or the
+  // endpoints over all their runs end it as "no regression reproduced".
+  Options o = options();
+  o.margin = 0.02;
+  o.max_repetitions = 30;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    FakeVersions fake(levels(32, {}), 0.03, seed);
+    o.seed = seed;
+    const Result r = run_bisection(names(32), fake, o);
+    CAPTURE(seed);
+    CAPTURE(r.message);
+    CHECK(r.status == Status::kNotReproduced);
+  }
+}
+
+TEST_CASE("the confirmation judges fresh unpaired runs, at least where its exact CI exists") {
+  FakeVersions fake(levels(16, {{9, 1.15}}), 0.01);
+  const Result r = run_bisection(names(16), fake, options());
+  REQUIRE(r.status == Status::kFound);
+  const auto& verify = r.steps.back();
+  REQUIRE(verify.kind == culprit::bisect::Step::Kind::kVerify);
+  // alpha / 4 over the looks: 2 / C(2n, n) must reach the look's one-sided level; with alpha
+  // 0.05 and blocks of 5 up to 15 runs that is n = 7 (2 / 3432 < 0.05 / 4 / 3 / 2).
+  CHECK(verify.n == 7);
+  CHECK(r.shift.n_baseline == 7);
+  CHECK(r.shift.n_candidate == 7);
+}
+
 TEST_CASE("an improvement is not a regression to bisect") {
   FakeVersions fake(levels(8, {{4, 0.8}}), 0.01);
   const Result r = run_bisection(names(8), fake, options());

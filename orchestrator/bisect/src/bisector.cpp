@@ -68,7 +68,9 @@ namespace {
 
 constexpr int kTopCandidates = 5;
 constexpr int kConfirmations = 2;  // confirmations of one pair before ending inconclusive
-constexpr int kDriftWindow = 3;    // runs either side in time that estimate a run's drift
+constexpr int kDriftWindow = 3;
+constexpr int kFreshRuns = 3;  // fresh runs of each version of a pair its confirmation needs    //
+                               // runs either side in time that estimate a run's drift
 
 void check_options(const Options& options) {
   if (options.repetitions < 1 || options.max_repetitions < options.repetitions) {
@@ -103,6 +105,10 @@ class Bisection {
       const stats::ChangePointPosterior post = posterior();
       record_candidates(post);
       update_noise(post);
+      if (post.no_step >= 1 - options_.alpha) {
+        if (previous >= 0) record_midpoint(previous, post);
+        return no_step_found(post);
+      }
       const auto [a, b, mass] = best_pair(post);
       if (mass >= 1 - options_.alpha) {
         if (previous >= 0) record_midpoint(previous, post);
@@ -114,6 +120,7 @@ class Bisection {
           return finish();
         }
         if (again) {
+          if (endpoints_not_regressed()) return finish();
           result_.status = Status::kInconclusive;
           set_range(a, b);
           result_.message = fmt::format(
@@ -128,6 +135,7 @@ class Bisection {
       const std::optional<int> next = pick_version(post);
       if (next && total_runs() >= budget()) {
         if (previous >= 0) record_midpoint(previous, post);
+        if (endpoints_not_regressed()) return finish();
         result_.status = Status::kInconclusive;
         const auto [lo, hi] = credible_range(post);
         set_range(lo, hi);
@@ -141,6 +149,7 @@ class Bisection {
       }
       if (!next) {
         if (previous >= 0) record_midpoint(previous, post);
+        if (endpoints_not_regressed()) return finish();
         result_.status = Status::kInconclusive;
         const auto [lo, hi] = credible_range(post);
         set_range(lo, hi);
@@ -220,42 +229,47 @@ class Bisection {
     return {values(baseline, 0, n), values(candidate, 0, n)};
   }
 
-  // `n` runs of each version made in the same blocks as a run of the other (so a load spike
-  // or drift hits both alike) after block `after_block`, adding blocks of both as needed.
-  PairSamples paired_at(int baseline, int candidate, int n, long after_block) {
-    const auto collect = [&] {
-      PairSamples s;
-      const auto& ba = blocks_[static_cast<std::size_t>(baseline)];
-      const auto& bb = blocks_[static_cast<std::size_t>(candidate)];
-      for (std::size_t i = 0; i < ba.size(); ++i) {
-        if (ba[i] <= after_block || (i > 0 && ba[i] == ba[i - 1])) continue;
-        const auto j = std::find(bb.begin(), bb.end(), ba[i]);
-        if (j == bb.end()) continue;
-        s.baseline.push_back(runs_[static_cast<std::size_t>(baseline)][i].value);
-        s.candidate.push_back(
-            runs_[static_cast<std::size_t>(candidate)][static_cast<std::size_t>(j - bb.begin())]
-                .value);
-      }
-      return s;
-    };
-    PairSamples s = collect();
-    const int missing = n - static_cast<int>(s.baseline.size());
-    if (missing > 0) {
-      measurer_.prefetch({baseline, candidate},
-                         std::max(have(baseline), have(candidate)) + missing);
-      for (int i = 0; i < missing; ++i) block_of({baseline, candidate});
-      s = collect();
-    }
-    s.baseline.resize(static_cast<std::size_t>(n));
-    s.candidate.resize(static_cast<std::size_t>(n));
-    return s;
-  }
-
   stats::ChangePointPosterior posterior() const {
     stats::ChangePointOptions o;
     o.drift_window = kDriftWindow;
     o.drift_min_runs = options_.repetitions;
     return stats::change_point_posterior(runs_, o);
+  }
+
+  // The search ends "no step" when every run so far says so (the no-step model holds 1 - alpha).
+  Result no_step_found(const stats::ChangePointPosterior& post) {
+    set_range(0, count() - 1);
+    result_.shift = endpoints_on_all_runs();
+    result_.status = Status::kNotReproduced;
+    result_.message = fmt::format(
+        "the posterior over all {} runs gives the no-step model {:.3f} (endpoints shift {:+.1f} "
+        "%): no regression to bisect",
+        total_runs(), post.no_step, 100 * result_.shift.relative);
+    return finish();
+  }
+
+  // The endpoints judged on every run of theirs (unpaired: the search added unpaired runs).
+  stats::Comparison endpoints_on_all_runs() const {
+    const int last = count() - 1;
+    return stats::compare(values(0, 0, have(0)), values(last, 0, have(last)),
+                          stats::look_alpha(sampling_plan(options_)), options_.margin);
+  }
+
+  // A search that could not name a pair: when the endpoints on all their runs are not
+  // regressed, no regression was reproduced (the endpoints' first look only leaned to a step).
+  // Only when the endpoints' verdict never said regressed (the search began on the posterior).
+  bool endpoints_not_regressed() {
+    if (!stepped_) return false;
+    const stats::Comparison all = endpoints_on_all_runs();
+    if (all.verdict == Verdict::kRegressed) return false;
+    set_range(0, count() - 1);
+    result_.shift = all;
+    result_.status = Status::kNotReproduced;
+    result_.message = fmt::format(
+        "the search found no pair holding the step, and the endpoints over all their runs are {} "
+        "({:+.1f} %, {} and {} runs): no regression reproduced",
+        stats::verdict_name(all.verdict), 100 * all.relative, have(0), have(count() - 1));
+    return true;
   }
 
   void set_range(int lo, int hi) {
@@ -269,7 +283,7 @@ class Bisection {
     plan.paired = true;  // pair_at makes the endpoints' runs in balanced blocks of both
     PairJudgement judged;
     try {
-      judged = judge_adaptively(
+      judged = stats::sample_adaptively(
           [&](int n) {
             PairSamples s = pair_at(good, bad, n);
             // Say early when the noise makes the margin unreachable within the cap.
@@ -320,7 +334,8 @@ class Bisection {
     if (judgement.verdict == Verdict::kRegressed) return true;
     // At the cap, an estimate below the margin is no regression of practical size: not
     // reproduced (which does not claim "the same"; the CI in the report says how sure).
-    if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin) {
+    if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin &&
+        posterior().no_step <= options_.alpha) {
       result_.status = Status::kInconclusive;
       result_.message = "the endpoints " + name(good) + " and " + name(bad) +
                         " stayed inconclusive at " + std::to_string(judged.n) + " runs each";
@@ -361,7 +376,7 @@ class Bisection {
     // "not reproduced" anyway); stop only when the cap's MDE is clearly out of reach (twice
     // the estimate: the CV from a second look is itself uncertain).
     if (first_look.verdict != Verdict::kInconclusive || target < options_.margin) return;
-    if (noise.mde_at_cap <= 2 * target) return;
+    if (noise.mde_at_cap <= 2 * target || posterior().no_step > 0.5) return;
     noise.limited = true;
     noise.advice = fmt::format(
         "run-to-run CV is {:.1f} % (measured over {} runs): with at most {} runs per version the "
@@ -511,22 +526,42 @@ class Bisection {
     result_.no_step_probability = post.no_step;
   }
 
-  // The confirmation's plan: a first look, then one block more (two looks): a
-  // pair the posterior already holds at 1 - alpha needs a check, not a search; when it stays
-  // inconclusive the runs go to the posterior and the search goes on.
+  // The confirmation's plan: unpaired Hodges–Lehmann / Mann–Whitney at alpha / 4 over its
+  // looks, the first look at least where the exact CI can exclude 0 (2 / C(2n, n) <= the look's
+  // one-sided level), then blocks of `repetitions` up to max_repetitions.
   stats::SamplingPlan confirmation_plan() const {
     stats::SamplingPlan plan = sampling_plan(options_);
-    plan.paired = true;
-    // A quarter of alpha over the two looks: the confirmation is what stands between a
-    // posterior misled by load and a wrong culprit, so it is strict (<= alpha / 8 one-sided).
     plan.alpha = options_.alpha / 4;
-    // The first look where the signed-rank CI can exclude 0 at alpha / 8 (2^-n <= alpha / 16),
-    // one pair more for power.
-    const int smallest = static_cast<int>(std::ceil(std::log2(16 / options_.alpha))) + 1;
-    plan.repetitions = std::min(std::max(options_.repetitions, smallest), options_.max_repetitions);
-    plan.max_repetitions =
-        std::min(options_.max_repetitions, plan.repetitions + stats::block_size(plan));
+    plan.block = options_.block > 0 ? options_.block : options_.repetitions;
+    plan.max_repetitions = options_.max_repetitions;
+    for (int n = 2; n < options_.max_repetitions; ++n) {
+      plan.repetitions = n;
+      double pairs = 1;  // C(2n, n)
+      for (int i = 1; i <= n; ++i) pairs = pairs * (n + i) / i;
+      if (2 / pairs <= stats::look_alpha(plan) / 2) return plan;
+    }
+    plan.repetitions = options_.max_repetitions;
     return plan;
+  }
+
+  // `n` runs of each version made after block `after` (so they did not choose the pair), in
+  // balanced blocks of both: a load spike or drift hits both alike.
+  PairSamples fresh_runs(int lo, int hi, int n, long after) {
+    const auto fresh = [&](int v) {
+      std::vector<double> out;
+      const auto& runs = runs_[static_cast<std::size_t>(v)];
+      const auto& blocks = blocks_[static_cast<std::size_t>(v)];
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (blocks[i] > after) out.push_back(runs[i].value);
+      }
+      return out;
+    };
+    const auto missing = [&] {
+      return n - static_cast<int>(std::min(fresh(lo).size(), fresh(hi).size()));
+    };
+    if (missing() > 0) measurer_.prefetch({lo, hi}, std::max(have(lo), have(hi)) + missing());
+    while (missing() > 0) block_of({lo, hi});
+    return {fresh(lo), fresh(hi)};
   }
 
   // The confirmation: the pair on fresh runs (made after the posterior chose it, so they did
@@ -537,9 +572,9 @@ class Bisection {
     for (int i = lo + 1; i < hi; ++i) {
       if (untestable_[static_cast<std::size_t>(i)]) result_.untestable_candidates.push_back(i);
     }
-    const PairJudgement judged =
-        judge_adaptively([&, after = block_clock_](int n) { return paired_at(lo, hi, n, after); },
-                         confirmation_plan());
+    const PairJudgement judged = stats::sample_adaptively(
+        [&, after = block_clock_](int n) { return fresh_runs(lo, hi, n, after); },
+        confirmation_plan());
     result_.shift = judged.comparison;
     const bool confirmed = judged.comparison.verdict == Verdict::kRegressed;
     result_.steps.push_back({Step::Kind::kVerify, hi, judged.comparison.verdict, std::nullopt,
@@ -625,7 +660,7 @@ Result run_bisection(const std::vector<std::string>& versions, Measurer& measure
 
 PairJudgement judge_pair(Measurer& measurer, int baseline, int candidate, const Options& options) {
   check_options(options);
-  return judge_adaptively(
+  return stats::sample_adaptively(
       [&](int n) {
         measurer.prefetch({baseline, candidate}, n);
         auto base = measurer.samples(baseline, n);

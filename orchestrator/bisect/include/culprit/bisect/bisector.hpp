@@ -108,33 +108,9 @@ Result run_bisection(const std::vector<std::string>& versions, Measurer& measure
 // The sampling plan of one comparison (first look, cap, block, alpha, margin).
 stats::SamplingPlan sampling_plan(const Options& options);
 
-// One comparison with adaptive sampling (stats::decide_sampling after each look): candidate
-// against baseline, the runs at each look given by `at(n)` (n runs per side). The one loop
-// every adaptive comparison of bisection and `culprit verdict` goes through.
-struct PairJudgement {
-  stats::Comparison comparison;
-  int n = 0;  // runs per version at the deciding look
-};
-struct PairSamples {
-  std::vector<double> baseline;
-  std::vector<double> candidate;
-};
-// `stop_early(decision)` may end the loop before the verdict does (it returns true).
-template <typename At, typename StopEarly>
-PairJudgement judge_adaptively(At&& at, const stats::SamplingPlan& plan, StopEarly&& stop_early) {
-  int n = plan.repetitions;
-  while (true) {
-    const PairSamples s = at(n);
-    const stats::SamplingDecision d = stats::decide_sampling(s.baseline, s.candidate, plan);
-    if (d.stop || stop_early(d)) return {d.comparison, n};
-    n += d.add_per_configuration;
-  }
-}
-template <typename At>
-PairJudgement judge_adaptively(At&& at, const stats::SamplingPlan& plan) {
-  return judge_adaptively(std::forward<At>(at), plan,
-                          [](const stats::SamplingDecision&) { return false; });
-}
+// One comparison through stats::sample_adaptively (the one adaptive loop).
+using PairJudgement = stats::AdaptiveJudgement;
+using PairSamples = stats::SampledPair;
 
 // `culprit verdict`: candidate against baseline (measurer indexes). Untestable propagates.
 PairJudgement judge_pair(Measurer& measurer, int baseline, int candidate, const Options& options);

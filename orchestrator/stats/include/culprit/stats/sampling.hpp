@@ -6,6 +6,8 @@
 
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "culprit/stats/compare.hpp"
 
@@ -46,5 +48,32 @@ struct SamplingDecision {
 // Throws culprit::UsageError for an invalid plan (repetitions < 1, alpha outside (0, 1)...).
 SamplingDecision decide_sampling(std::span<const double> baseline,
                                  std::span<const double> candidate, const SamplingPlan& plan);
+
+// The one adaptive-sampling loop (bisection's endpoints and confirmation, `culprit verdict`):
+// `at(n)` returns n runs per side (making them as needed), decide_sampling judges the look,
+// and runs are added until it stops or `stop_early(decision)` returns true.
+struct SampledPair {
+  std::vector<double> baseline;
+  std::vector<double> candidate;
+};
+struct AdaptiveJudgement {
+  Comparison comparison;
+  int n = 0;  // runs per side at the deciding look
+};
+template <typename At, typename StopEarly>
+AdaptiveJudgement sample_adaptively(At&& at, const SamplingPlan& plan, StopEarly&& stop_early) {
+  int n = plan.repetitions;
+  while (true) {
+    const SampledPair s = at(n);
+    const SamplingDecision d = decide_sampling(s.baseline, s.candidate, plan);
+    if (d.stop || stop_early(d)) return {d.comparison, n};
+    n += d.add_per_configuration;
+  }
+}
+template <typename At>
+AdaptiveJudgement sample_adaptively(At&& at, const SamplingPlan& plan) {
+  return sample_adaptively(std::forward<At>(at), plan,
+                           [](const SamplingDecision&) { return false; });
+}
 
 }  // namespace culprit::stats
