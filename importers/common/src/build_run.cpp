@@ -104,18 +104,6 @@ void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportS
   }
 }
 
-// An event of `kind` on `rank` in `step`, from begin_ns to end_ns; the caller sets the rest.
-stepclock::EventRecord event(stepclock::EventKind kind, std::int32_t rank, int step,
-                             std::int64_t begin_ns, std::int64_t end_ns) {
-  stepclock::EventRecord e;
-  e.kind = kind;
-  e.rank = rank;
-  e.step = step;
-  e.begin_ns = begin_ns;
-  e.end_ns = end_ns;
-  return e;
-}
-
 }  // namespace
 
 ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
@@ -179,23 +167,35 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     s.files.push_back(t.file);
     s.events_read += t.events_read;
     for (const StepSpan& x : steps[r].steps) {
-      stepclock::EventRecord e =
-          event(stepclock::EventKind::kStep, rank, x.step, x.begin_ns, x.end_ns);
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kStep;
+      e.rank = rank;
+      e.step = x.step;
+      e.begin_ns = x.begin_ns;
+      e.end_ns = x.end_ns;
       e.name = step_name;
       c.events.push_back(e);
     }
     const std::vector<Phase> phases = flatten_phases(t, steps[r], colls[r]);
     for (const Phase& p : phases) {
-      stepclock::EventRecord e =
-          event(stepclock::EventKind::kCompute, rank, p.step, p.begin_ns, p.end_ns);
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kCompute;
+      e.rank = rank;
+      e.step = p.step;
       e.microbatch = std::min(p.occurrence, kDeviceOccurrenceBase - 1);
+      e.begin_ns = p.begin_ns;
+      e.end_ns = p.end_ns;
       e.name = names.id(t.names[p.name]);
       c.events.push_back(e);
     }
     for (const RankCollective& k : colls[r]) {
-      stepclock::EventRecord e =
-          event(stepclock::EventKind::kCollective, rank, k.step, k.arrival_ns, k.completion_ns);
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kCollective;
+      e.rank = rank;
+      e.step = k.step;
       e.seq = k.ordinal;
+      e.begin_ns = k.arrival_ns;
+      e.end_ns = k.completion_ns;
       if (k.numel <= 0 || __builtin_mul_overflow(k.numel, std::max(k.elem_bytes, 1), &e.bytes))
         e.bytes = 0;
       e.name = names.id(t.names[k.name]);
@@ -223,10 +223,14 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
         continue;
       }
       const Phase* region = launch != launch_at.end() ? phase_at(phases, when) : nullptr;
-      stepclock::EventRecord e =
-          event(stepclock::EventKind::kCompute, rank, step, x.begin_ns, x.end_ns);
+      stepclock::EventRecord e;
+      e.kind = stepclock::EventKind::kCompute;
+      e.rank = rank;
+      e.step = step;
       e.name = names.id(region ? t.names[region->name] : t.names[x.name]);
       e.microbatch = std::min(kDeviceOccurrenceBase + occurrence[{step, e.name}]++, kMaxOccurrence);
+      e.begin_ns = x.begin_ns;
+      e.end_ns = x.end_ns;
       e.device = x.device;
       e.stream = static_cast<std::int16_t>(x.thread);
       c.events.push_back(e);

@@ -25,15 +25,13 @@ constexpr std::array<std::string_view, 14> kMpiCollectives = {
 
 // A collective spanning record r: its times, name and what r says of payload, seq and group.
 RankCollective collective_of(const TraceRecord& r) {
-  RankCollective c;
-  c.arrival_ns = r.begin_ns;
-  c.completion_ns = r.end_ns;
-  c.name = r.name;
-  c.numel = r.numel;
-  c.elem_bytes = r.elem_bytes;
-  c.seq = r.seq;
-  c.group = r.group;
-  return c;
+  return RankCollective{.arrival_ns = r.begin_ns,
+                        .completion_ns = r.end_ns,
+                        .name = r.name,
+                        .numel = r.numel,
+                        .elem_bytes = r.elem_bytes,
+                        .seq = r.seq,
+                        .group = r.group};
 }
 
 }  // namespace

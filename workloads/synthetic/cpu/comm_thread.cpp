@@ -20,15 +20,14 @@ int timed_allreduce(const AllreduceJob& job, MPI_Comm comm) {
 void allreduce_phase(const PhaseWork& work, void* data, int count, MPI_Datatype type,
                      CommThread* comm, const char* unit) {
   const stepmodel::Phase& p = *work.phase;
-  AllreduceJob job;
-  job.data = data;
-  job.count = count;
-  job.type = type;
-  job.bytes = p.bytes;
-  job.step = work.step;
-  job.seq = p.seq;
-  job.name = work.name;
-  job.delay = work.delay;
+  const AllreduceJob job{.data = data,
+                         .count = count,
+                         .type = type,
+                         .bytes = p.bytes,
+                         .step = work.step,
+                         .seq = p.seq,
+                         .name = work.name,
+                         .delay = work.delay};
   if (p.asynchronous && comm != nullptr) {
     comm->post(job);
   } else if (timed_allreduce(job, MPI_COMM_WORLD) != MPI_SUCCESS) {
