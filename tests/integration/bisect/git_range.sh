@@ -31,8 +31,7 @@ C05=$(sha ":/^c05")
 C07=$(sha ":/^c07")
 C08=$(sha ":/^c08")
 
-exit_code_of "$CULPRIT" bisect manifest.toml --db b.db --json > bisect.json 2> bisect.log
-[[ $RC -eq 0 ]] || fail "bisect exited $RC: $(cat bisect.json) $(tail -20 bisect.log)"
+bisect_ok manifest.toml b.db bisect
 expect_eq "first bad" "$(json bisect.json 'd["first_bad"]')" "$C08"
 expect_eq "last good" "$(json bisect.json 'd["last_good"]')" "$C07"
 expect_eq "skipped" "$(json bisect.json '" ".join(d["skipped"])')" "$C05"
