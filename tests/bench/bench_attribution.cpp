@@ -8,14 +8,7 @@
 
 int main() {
   using namespace culprit;
-  testing::SyntheticSpec spec;
-  spec.ranks = 64;
-  spec.steps = 200;
-  spec.warmup_steps = 2;
-  spec.model.compute = "sleep";
-  spec.model.layers = 16;
-  spec.model.microbatches = 2;
-  spec.model.buckets = 4;
+  testing::SyntheticSpec spec = testing::sleep_spec(64, 200, 2, 16, 2, 4);
   spec.jitter_cv = 0.02;
   spec.delays.push_back(testing::Delay{63, "gemm.fwd", 5, 1, 20});
   spec.clocks.push_back(testing::SkewedClock{17, 500, 100, 0.3, 1});

@@ -8,16 +8,9 @@ if(TARGET unit_launch)
   add_dependencies(unit_launch culprit-fake-workload)
 endif()
 
-find_program(CULPRIT_SQLITE3 sqlite3)
-find_package(Python3 COMPONENTS Interpreter QUIET)
 if(CULPRIT_SQLITE3 AND Python3_Interpreter_FOUND)
-  foreach(script resume_after_sigkill shards_merge timeout_and_exit_codes)
-    add_test(NAME integration.launch.${script}
-      COMMAND ${CULPRIT_BASH} ${CMAKE_CURRENT_LIST_DIR}/launch/${script}.sh ${CULPRIT_BIN_DIR}
-              ${CULPRIT_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/launch_${script})
-    set_tests_properties(integration.launch.${script} PROPERTIES
-      LABELS integration TIMEOUT 180 RESOURCE_LOCK mpi)
-  endforeach()
+  culprit_integration_scripts(launch SCRIPTS resume_after_sigkill shards_merge timeout_and_exit_codes
+    TIMEOUT 180 PROPERTIES RESOURCE_LOCK mpi)
 else()
   message(STATUS "culprit: sqlite3 or python3 missing, launcher integration tests skipped")
 endif()

@@ -7,16 +7,15 @@ target_link_libraries(pmpi_steps_program PRIVATE MPI::MPI_C)
 add_dependencies(pmpi_steps_program culprit_pmpi)
 set(_pmpi_scripts ${CMAKE_CURRENT_LIST_DIR}/pmpi)
 set(_pmpi_work ${CMAKE_CURRENT_BINARY_DIR}/pmpi)
-add_test(NAME integration.pmpi.own_program
-  COMMAND ${CULPRIT_BASH} ${_pmpi_scripts}/own_program.sh ${CULPRIT_BIN_DIR} ${CULPRIT_TEST_DATA}
-          ${_pmpi_work}/own_program $<TARGET_FILE:pmpi_steps_program>)
+culprit_integration_test(pmpi.own_program ${_pmpi_scripts}/own_program.sh
+  ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_TEST_DATA} ${_pmpi_work}/own_program
+       $<TARGET_FILE:pmpi_steps_program>
+  TIMEOUT 300 PROPERTIES RESOURCE_LOCK mpi)
 foreach(_case lammps_validate lammps_compare)
-  add_test(NAME integration.pmpi.${_case}
-    COMMAND ${CULPRIT_BASH} ${_pmpi_scripts}/${_case}.sh ${CULPRIT_BIN_DIR} ${CULPRIT_TEST_DATA}
-            ${_pmpi_work}/${_case})
+  culprit_integration_test(pmpi.${_case} ${_pmpi_scripts}/${_case}.sh
+    ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_TEST_DATA} ${_pmpi_work}/${_case}
+    TIMEOUT 300 PROPERTIES RESOURCE_LOCK mpi)
 endforeach()
-set_tests_properties(integration.pmpi.own_program integration.pmpi.lammps_validate
-  integration.pmpi.lammps_compare PROPERTIES LABELS integration TIMEOUT 300 RESOURCE_LOCK mpi)
 # Timing-sensitive (step times within 1 %, delays of 5-20 ms blamed): keep other tests off the
 # two cores meanwhile.
 set_tests_properties(integration.pmpi.own_program integration.pmpi.lammps_validate PROPERTIES

@@ -34,24 +34,17 @@ endif()
 add_test(NAME unit.python_module
   COMMAND ${CULPRIT_TORCH_PYTHON} -m unittest discover -s ${CMAKE_SOURCE_DIR}/tests/unit/python)
 set_tests_properties(unit.python_module PROPERTIES LABELS unit TIMEOUT 120)
-add_test(NAME integration.python.schema_matches
-  COMMAND ${CULPRIT_BASH} ${_py_scripts}/schema_matches.sh ${CULPRIT_BIN_DIR} ${CULPRIT_MPIRUN}
-          ${_py_work}/schema_matches ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR})
-set_tests_properties(integration.python.schema_matches PROPERTIES LABELS integration TIMEOUT 120
-  RESOURCE_LOCK mpi)
-add_test(NAME integration.python.wrapper_changes_directory
-  COMMAND ${CULPRIT_BASH} ${_py_scripts}/wrapper_changes_directory.sh ${CULPRIT_BIN_DIR}
-          ${_py_work}/wrapper_changes_directory ${CMAKE_SOURCE_DIR})
-set_tests_properties(integration.python.wrapper_changes_directory PROPERTIES LABELS integration
-  TIMEOUT 120 RESOURCE_LOCK mpi)
-add_test(NAME integration.python.ddp_validate
-  COMMAND ${CULPRIT_BASH} ${_py_scripts}/ddp_validate.sh ${CULPRIT_BIN_DIR}
-          ${_py_work}/ddp_validate ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR})
+culprit_integration_test(python.schema_matches ${_py_scripts}/schema_matches.sh
+  ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_MPIRUN} ${_py_work}/schema_matches ${CULPRIT_TORCH_PYTHON}
+       ${CMAKE_SOURCE_DIR}
+  PROPERTIES RESOURCE_LOCK mpi)
+culprit_integration_test(python.wrapper_changes_directory ${_py_scripts}/wrapper_changes_directory.sh
+  ARGS ${CULPRIT_BIN_DIR} ${_py_work}/wrapper_changes_directory ${CMAKE_SOURCE_DIR}
+  PROPERTIES RESOURCE_LOCK mpi)
 # Timing-sensitive (real torch on 2 ranks): keep other tests off the two cores meanwhile.
-set_tests_properties(integration.python.ddp_validate PROPERTIES LABELS integration TIMEOUT 900
-  RUN_SERIAL TRUE)
-add_test(NAME integration.python.profile_import
-  COMMAND ${CULPRIT_BASH} ${_py_scripts}/profile_import.sh ${CULPRIT_BIN_DIR}
-          ${_py_work}/profile_import ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR})
-set_tests_properties(integration.python.profile_import PROPERTIES LABELS integration TIMEOUT 600
-  RUN_SERIAL TRUE)
+culprit_integration_test(python.ddp_validate ${_py_scripts}/ddp_validate.sh
+  ARGS ${CULPRIT_BIN_DIR} ${_py_work}/ddp_validate ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}
+  TIMEOUT 900 PROPERTIES RUN_SERIAL TRUE)
+culprit_integration_test(python.profile_import ${_py_scripts}/profile_import.sh
+  ARGS ${CULPRIT_BIN_DIR} ${_py_work}/profile_import ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}
+  TIMEOUT 600 PROPERTIES RUN_SERIAL TRUE)

@@ -23,15 +23,7 @@ using culprit::testing::SyntheticSpec;
 namespace {
 
 SyntheticSpec four_ranks_sleep() {
-  SyntheticSpec spec;
-  spec.ranks = 4;
-  spec.steps = 6;
-  spec.warmup_steps = 1;
-  spec.model.compute = "sleep";
-  spec.model.layers = 4;
-  spec.model.microbatches = 2;
-  spec.model.buckets = 2;
-  return spec;
+  return culprit::testing::sleep_spec(4, 6, 1, 4, 2, 2);
 }
 
 bool contains_text(const std::string& text, const std::string& part) {

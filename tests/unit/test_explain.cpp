@@ -17,13 +17,7 @@ using culprit::testing::SyntheticSpec;
 namespace {
 
 SyntheticSpec base_spec(std::uint64_t seed) {
-  SyntheticSpec spec;
-  spec.ranks = 8;
-  spec.steps = 8;
-  spec.warmup_steps = 1;
-  spec.model.compute = "sleep";
-  spec.model.layers = 6;
-  spec.model.microbatches = 1;
+  SyntheticSpec spec = culprit::testing::sleep_spec(8, 8, 1, 6, 1);
   spec.jitter_cv = 0.01;
   spec.seed = seed;
   return spec;

@@ -21,13 +21,7 @@ using culprit::testing::SyntheticSpec;
 namespace {
 
 SyntheticSpec spec_with(int ranks, int late_rank) {
-  SyntheticSpec spec;
-  spec.ranks = ranks;
-  spec.steps = 6;
-  spec.warmup_steps = 1;
-  spec.model.compute = "sleep";
-  spec.model.layers = 4;
-  spec.model.microbatches = 1;
+  SyntheticSpec spec = culprit::testing::sleep_spec(ranks, 6, 1, 4, 1);
   spec.jitter_cv = 0.01;
   spec.delays.push_back(Delay{late_rank, "gemm.fwd", 2, 0, 30});
   return spec;

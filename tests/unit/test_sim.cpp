@@ -21,13 +21,19 @@ constexpr double kMs = 1e6;
 
 // Two ranks, two layers, one microbatch, one bucket, no noise: every GEMM takes 1 ms, the
 // optimizer 2 ms, the all-reduce bytes/link + 2 hops = 1 ms + 10 us.
-stepmodel::RunConfig exact_config() {
+// A simulated run of two ranks, one warm-up step and two measured ones.
+stepmodel::RunConfig two_rank_sim(std::uint64_t seed) {
   stepmodel::RunConfig c;
   c.backend = "sim";
-  c.seed = 7;
+  c.seed = seed;
   c.ranks = 2;
   c.warmup_steps = 1;
   c.steps = 3;
+  return c;
+}
+
+stepmodel::RunConfig exact_config() {
+  stepmodel::RunConfig c = two_rank_sim(7);
   auto& m = c.model;
   m.layers = 2;
   m.microbatches = 1;
@@ -389,12 +395,7 @@ namespace {
 // Two ranks stepping through a measured schedule (as `culprit reduce` writes it): region names
 // of the user's job, a host gap, one all-reduce with a stated transfer time.
 stepmodel::RunConfig measured_config() {
-  stepmodel::RunConfig c;
-  c.backend = "sim";
-  c.seed = 3;
-  c.ranks = 2;
-  c.warmup_steps = 1;
-  c.steps = 3;
+  stepmodel::RunConfig c = two_rank_sim(3);
   c.model.compute = "sleep";
   auto add = [&](const char* name, double ms, double gap_ms, bool collective) {
     stepmodel::SchedulePhase p;

@@ -4,8 +4,6 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "options.hpp"
@@ -16,14 +14,6 @@ namespace {
 
 constexpr int kUsageExit = 2;
 constexpr int kRunFailedExit = 5;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("resolved configuration: cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -43,7 +33,7 @@ int main(int argc, char** argv) {
   stepmodel::RunConfig config;
   std::string config_text;
   try {
-    config_text = read_file(options->config_path);
+    config_text = stepmodel::read_run_config_text(options->config_path);
     config = stepmodel::parse_run_config(config_text);
     synthetic::check_runnable(config, ranks);
     if (config.model.overlap && provided < MPI_THREAD_SERIALIZED) {

@@ -23,6 +23,17 @@ constexpr std::array<std::string_view, 14> kMpiCollectives = {
     "MPI_Reduce_scatter", "MPI_Gather",    "MPI_Gatherv",    "MPI_Scatter",
     "MPI_Scatterv",       "MPI_Scan"};
 
+// A collective spanning record r: its times, name and what r says of payload, seq and group.
+RankCollective collective_of(const TraceRecord& r) {
+  return RankCollective{.arrival_ns = r.begin_ns,
+                        .completion_ns = r.end_ns,
+                        .name = r.name,
+                        .numel = r.numel,
+                        .elem_bytes = r.elem_bytes,
+                        .seq = r.seq,
+                        .group = r.group};
+}
+
 }  // namespace
 
 bool is_collective_call(std::string_view name) {
@@ -66,15 +77,7 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
       continue;
     }
     if (!is_collective_call(trace.names[r->name])) continue;
-    RankCollective c;
-    c.arrival_ns = r->begin_ns;
-    c.completion_ns = r->end_ns;
-    c.name = r->name;
-    c.numel = r->numel;
-    c.elem_bytes = r->elem_bytes;
-    c.seq = r->seq;
-    c.group = r->group;
-    calls.push_back(c);
+    calls.push_back(collective_of(*r));
     open_until = r->end_ns;
   }
 
@@ -101,15 +104,8 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
   if (calls.empty()) {
     // Work without calls (a trimmed or CPU-worker-only trace): the work is the collective.
     for (const TraceRecord* w : works) {
-      RankCollective c;
-      c.arrival_ns = w->begin_ns;
-      c.completion_ns = w->end_ns;
+      RankCollective c = collective_of(*w);
       if (w->on_device) c.device_begin_ns = w->begin_ns;
-      c.name = w->name;
-      c.numel = w->numel;
-      c.elem_bytes = w->elem_bytes;
-      c.seq = w->seq;
-      c.group = w->group;
       result.push_back(c);
     }
   }

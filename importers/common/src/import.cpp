@@ -2,8 +2,10 @@
 #include "culprit/importers/import.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/input.hpp"
@@ -34,26 +36,25 @@ bool is_sqlite_file(const std::string& path) {
          std::string_view(magic, 16) == std::string_view("SQLite format 3\0", 16);
 }
 
+// Each --format and its name, the one list parse_format and format_name read.
+constexpr std::array<std::pair<Format, const char*>, 4> kFormatNames = {
+    {{Format::kAuto, "auto"},
+     {Format::kKineto, "kineto"},
+     {Format::kLegacy, "legacy"},
+     {Format::kNsys, "nsys"}}};
+
 }  // namespace
 
 Format parse_format(const std::string& text) {
-  if (text == "auto") return Format::kAuto;
-  if (text == "kineto") return Format::kKineto;
-  if (text == "legacy") return Format::kLegacy;
-  if (text == "nsys") return Format::kNsys;
+  for (const auto& [format, name] : kFormatNames) {
+    if (text == name) return format;
+  }
   throw UsageError("unknown --format '" + text + "': use auto, kineto, legacy or nsys");
 }
 
 const char* format_name(Format format) {
-  switch (format) {
-    case Format::kAuto:
-      return "auto";
-    case Format::kKineto:
-      return "kineto";
-    case Format::kLegacy:
-      return "legacy";
-    case Format::kNsys:
-      return "nsys";
+  for (const auto& [known, name] : kFormatNames) {
+    if (known == format) return name;
   }
   return "auto";
 }

@@ -68,6 +68,15 @@ std::int64_t tid_of(std::int64_t global_tid) {
   return global_tid & 0xFFFFFF;
 }
 
+// The record of a row whose columns 0 and 1 are its start and end; counts the row as read.
+TraceRecord spanned_record(sqlite3_stmt* row, RankTrace& t) {
+  ++t.events_read;
+  TraceRecord r;
+  r.begin_ns = sqlite3_column_int64(row, 0);
+  r.end_ns = sqlite3_column_int64(row, 1);
+  return r;
+}
+
 void check_schema(Export& x, RankTrace& t) {
   std::string table;
   if (x.has_table("META_DATA_EXPORT")) {
@@ -107,10 +116,7 @@ RankTrace parse_nsys(const std::string& path) {
                        "FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = "
                        "k.shortName");
     while (x.step(s, table)) {
-      ++t.events_read;
-      TraceRecord r;
-      r.begin_ns = sqlite3_column_int64(s.get(), 0);
-      r.end_ns = sqlite3_column_int64(s.get(), 1);
+      TraceRecord r = spanned_record(s.get(), t);
       r.device = static_cast<std::int16_t>(sqlite3_column_int64(s.get(), 2));
       r.thread = sqlite3_column_int64(s.get(), 3);
       r.correlation = sqlite3_column_int64(s.get(), 4);
@@ -128,10 +134,7 @@ RankTrace parse_nsys(const std::string& path) {
                        "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
                        "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId");
     while (x.step(s, table)) {
-      ++t.events_read;
-      TraceRecord r;
-      r.begin_ns = sqlite3_column_int64(s.get(), 0);
-      r.end_ns = sqlite3_column_int64(s.get(), 1);
+      TraceRecord r = spanned_record(s.get(), t);
       r.thread = tid_of(sqlite3_column_int64(s.get(), 2));
       r.correlation = sqlite3_column_int64(s.get(), 3);
       r.name = t.names.intern(text(s.get(), 4));

@@ -31,11 +31,7 @@ C05=$(sha ":/^c05")
 C07=$(sha ":/^c07")
 C08=$(sha ":/^c08")
 
-set +e
-"$CULPRIT" bisect manifest.toml --db b.db --json > bisect.json 2> bisect.log
-RC=$?
-set -e
-[[ $RC -eq 0 ]] || fail "bisect exited $RC: $(cat bisect.json) $(tail -20 bisect.log)"
+bisect_ok manifest.toml b.db bisect
 expect_eq "first bad" "$(json bisect.json 'd["first_bad"]')" "$C08"
 expect_eq "last good" "$(json bisect.json 'd["last_good"]')" "$C07"
 expect_eq "skipped" "$(json bisect.json '" ".join(d["skipped"])')" "$C05"
@@ -45,15 +41,9 @@ expect_eq "c05 step" "$(json bisect.json "[s['verdict'] for s in d['steps'] if s
 
 # git bisect run's view: the bad commit is bad, the commit that does not build is skipped.
 git -C repo checkout -q bad
-set +e
-"$CULPRIT" verdict manifest.toml --db b.db --json > verdict_bad.json 2> verdict_bad.log
-RC=$?
-set -e
+exit_code_of "$CULPRIT" verdict manifest.toml --db b.db --json > verdict_bad.json 2> verdict_bad.log
 expect_eq "verdict on bad ($(cat verdict_bad.json); $(tail -5 verdict_bad.log))" "$RC" 1
 git -C repo checkout -q ":/^c05"
-set +e
-"$CULPRIT" verdict manifest.toml --db b.db > verdict_broken.txt 2> verdict_broken.log
-RC=$?
-set -e
+exit_code_of "$CULPRIT" verdict manifest.toml --db b.db > verdict_broken.txt 2> verdict_broken.log
 expect_eq "verdict on the broken commit ($(tail -5 verdict_broken.log))" "$RC" 125
 echo "ok: culprit $C08 found, $C05 skipped; verdict bad=1, broken=125"

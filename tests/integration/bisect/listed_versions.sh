@@ -4,11 +4,7 @@
 source "$(dirname "$0")/common.sh"
 MANIFEST="$DATA/bisect/listed.toml"
 
-set +e
-"$CULPRIT" bisect "$MANIFEST" --db b.db --json > first.json 2> first.log
-RC=$?
-set -e
-[[ $RC -eq 0 ]] || fail "bisect exited $RC: $(cat first.json) $(tail -20 first.log)"
+bisect_ok "$MANIFEST" b.db first
 expect_eq "status" "$(json first.json 'd["status"]')" found
 expect_eq "first bad" "$(json first.json 'd["first_bad"]')" v07
 expect_eq "last good" "$(json first.json 'd["last_good"]')" v06

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # A range whose versions all run the same workload: not reproduced, exit 3.
 source "$(dirname "$0")/common.sh"
-set +e
-"$CULPRIT" bisect "$DATA/bisect/flat.toml" --db b.db --json > out.json 2> out.log
-RC=$?
-set -e
+exit_code_of "$CULPRIT" bisect "$DATA/bisect/flat.toml" --db b.db --json > out.json 2> out.log
 expect_eq "exit code ($(cat out.json))" "$RC" 3
 expect_eq "status" "$(json out.json 'd["status"]')" not_reproduced
 expect_eq "first bad" "$(json out.json 'd["first_bad"]')" None

@@ -4,18 +4,12 @@
 # whose runs are all ok exits 0.
 source "$(dirname "$0")/common.sh"
 
-set +e
-"$CULPRIT" run "$DATA/launch/bad.toml" 2> bad.log
-RC=$?
-set -e
+exit_code_of "$CULPRIT" run "$DATA/launch/bad.toml" 2> bad.log
 expect_eq "exit code for a bad manifest" "$RC" 2
 grep -q "bad.toml:4:15" bad.log || fail "the error does not name the place: $(cat bad.log)"
 [[ -z "$(ls -A)" || "$(ls -A)" == "bad.log" ]] || fail "files were written: $(ls -A)"
 
-set +e
-"$CULPRIT" run "$DATA/launch/timeout.toml" --db t.db --json > t.json 2> t.log
-RC=$?
-set -e
+exit_code_of "$CULPRIT" run "$DATA/launch/timeout.toml" --db t.db --json > t.json 2> t.log
 expect_eq "exit code when a run failed" "$RC" 5
 expect_eq "hang" "$(q t.db "SELECT r.status FROM runs r JOIN configurations c ON c.id = r.config_id WHERE c.label = 'version=hang'")" timeout
 expect_eq "broken" "$(q t.db "SELECT r.status FROM runs r JOIN configurations c ON c.id = r.config_id WHERE c.label = 'version=broken'")" failed

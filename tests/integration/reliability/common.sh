@@ -3,19 +3,6 @@
 # Usage: source common.sh BIN_DIR DATA_DIR SCRATCH_DIR
 source "$(dirname "${BASH_SOURCE[0]}")/../launch/common.sh"
 
-# expect_rc WHAT EXPECTED COMMAND...: runs COMMAND (stderr to err.log, stdout to out.log).
-expect_rc() {
-  local what=$1 expected=$2 rc=0
-  shift 2
-  "$@" > out.log 2> err.log || rc=$?
-  [[ "$rc" == "$expected" ]] || fail "$what: exit $rc, expected $expected; stderr: $(cat err.log)"
-}
-
-# expect_log WHAT PATTERN [FILE]: the file (err.log) holds the extended regex.
-expect_log() {
-  grep -Eq -- "$2" "${3:-err.log}" || fail "$1: '$2' not in ${3:-err.log}: $(cat "${3:-err.log}")"
-}
-
 # hang_manifest FILE MARKER: a 2-rank sweep whose one version sleeps under mpirun (`sleep
 # MARKER`, a unique number to find the processes by) until the file ./go exists, and then is
 # the real culprit-step; the baseline is an ordinary quick run.
@@ -39,14 +26,7 @@ timeout_s = 120
 ranks = 2
 backend = "cpu"
 
-[baseline.model]
-layers = 1
-microbatches = 1
-tokens = 32
-hidden = 32
-buckets = 1
-compute = "sleep"
-flops_per_s = 1e9
+$(sleep_model_toml 32 32)
 
 [versions.slow]
 description = "sleeps until ./go exists"

@@ -33,14 +33,7 @@ ranks = 2
 backend = "cpu"
 version = "rewritten"
 
-[baseline.model]
-layers = 1
-microbatches = 1
-tokens = 32
-hidden = 32
-buckets = 1
-compute = "sleep"
-flops_per_s = 1e9
+$(sleep_model_toml 32 32)
 
 [versions.rewritten]
 description = "culprit-step whose run file says warmup_steps = $value"

@@ -1,16 +1,5 @@
 # Shared helpers of the simulator's integration tests (sourced, not run).
-set -euo pipefail
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-
-# A fresh scratch folder per test, under the build tree.
-fresh_dir() {
-  rm -rf "$1"
-  mkdir -p "$1"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 
 # Every row of every run-file table, in a stable order, as text.
 dump_run_file() {

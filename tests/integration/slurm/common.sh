@@ -1,28 +1,10 @@
 # Shared by the Slurm integration scripts. Usage: source common.sh BIN_DIR DATA_DIR SCRATCH SRC
-set -euo pipefail
-BIN=$1
-DATA=$2
-WORK=$3
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+take_bin_data_work "$@"
 SRC=$4
-CULPRIT="$BIN/culprit"
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
 eval "$("$SRC/scripts/slurm-local" env)"
 export SLURM_CONF
 unset SLURM_JOB_ID SLURM_NTASKS CULPRIT_LAUNCHER
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-q() { sqlite3 -batch -noheader "$1" "$2"; }
-expect_eq() {  # expect_eq WHAT ACTUAL EXPECTED
-  [[ "$2" == "$3" ]] || fail "$1: got '$2', expected '$3'"
-}
-json() {  # json FILE PYTHON_EXPR (the document is `d`)
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
 
 # wait_job ID [SECONDS]: until squeue no longer lists the job (or its array tasks).
 wait_job() {

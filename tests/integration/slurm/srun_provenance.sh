@@ -43,7 +43,7 @@ expect_eq "srun run vs mpirun run" "$(shape srun.db)" "$(shape mpirun.db)"
   fail "attribute on the srun runs: $(cat attribute.log)"
 
 # culprit bisect from inside an allocation: its runs go through srun.
-cat > bisect.toml <<'EOF2'
+cat > bisect.toml <<EOF2
 [experiment]
 name = "slurm-bisect"
 repetitions = 4
@@ -60,14 +60,7 @@ max_repetitions = 8
 ranks = 2
 backend = "cpu"
 
-[baseline.model]
-layers = 1
-microbatches = 1
-tokens = 64
-hidden = 64
-buckets = 1
-compute = "sleep"
-flops_per_s = 1e9
+$(sleep_model_toml 64 64)
 
 [versions.good]
 model = { compute_scale = 1.0 }

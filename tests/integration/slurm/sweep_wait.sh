@@ -37,10 +37,7 @@ expect_eq "verdicts (Slurm vs local)" "$SLURM" "$LOCAL"
 CORES=$(scontrol show node | sed -n 's/.*CPUTot=\([0-9]*\).*/\1/p' | sort -n | tail -1)
 sed "s/^ranks = 2/ranks = $((CORES * 4))/; s/^name = \"slurm-sweep\"/name = \"too-wide\"/" \
   "$MANIFEST" > wide.toml
-set +e
-"$CULPRIT" submit wide.toml --shards 2 --db wide.db 2> wide.log
-RC=$?
-set -e
+exit_code_of "$CULPRIT" submit wide.toml --shards 2 --db wide.db 2> wide.log
 expect_eq "exit code of a too-wide sweep" "$RC" 2
 grep -q "cores" wide.log && grep -q -- "--oversubscribe" wide.log || fail "message: $(cat wide.log)"
 [[ ! -e wide.db.slurm/submission.txt ]] || fail "a refused sweep left a submission behind"

@@ -10,13 +10,10 @@ cat >"$WORK/config.json" <<'JSON'
  "inject": {"faults": [{"rank": 1, "step": 3, "kind": "abort"}]}}
 JSON
 start=$(date +%s)
-set +e
-mpi 2 "$STEP" --config "$WORK/config.json" --out "$WORK/run.db" >"$WORK/out.txt" 2>&1
-rc=$?
-set -e
+exit_code_of mpi 2 "$STEP" --config "$WORK/config.json" --out "$WORK/run.db" >"$WORK/out.txt" 2>&1
 elapsed=$(($(date +%s) - start))
 cat "$WORK/out.txt"
-((rc != 0)) || fail "job exited 0 despite the abort fault"
+((RC != 0)) || fail "job exited 0 despite the abort fault"
 check_between "seconds until the job ended" "$elapsed" 0 20
 grep -q "rank 1: injected fault 'abort' at step 3" "$WORK/out.txt" || fail "message names no rank"
 [[ ! -e $WORK/run.db ]] || fail "a run file exists under the final name"

@@ -1,18 +1,12 @@
 # Shared helpers for the culprit-step integration tests (sourced by each test script).
 # Usage of a test: <test>.sh BIN_DIR MPIRUN WORK_DIR
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 
 BIN_DIR=$1
 MPIRUN=$2
 WORK=$3
 STEP="$BIN_DIR/culprit-step"
-rm -rf "$WORK"
-mkdir -p "$WORK"
-
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
+fresh_dir "$WORK"
 
 # mpirun with the flags this machine needs: root needs --allow-run-as-root, more ranks than
 # cores needs --oversubscribe. Ranks are not pinned: on a shared CI machine a pinned rank waits
@@ -25,8 +19,6 @@ mpi() {
   ((np > $(nproc))) && flags+=(--oversubscribe)
   "$MPIRUN" "${flags[@]}" -np "$np" "$@"
 }
-
-q() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # Median of the numbers on stdin (one per line).
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} m=int((NR+1)/2); if (NR%2) print v[m]; else print (v[m]+v[m+1])/2}'; }

@@ -93,6 +93,22 @@ struct SyntheticSpec {
   std::vector<SkewedClock> clocks;
 };
 
+// A spec whose compute sleeps (exact timings): `ranks` ranks, `steps` steps of which
+// `warmup_steps` warm up, and a model of `layers` layers, `microbatches` micro-batches and
+// `buckets` gradient buckets (the model's default when not given).
+inline SyntheticSpec sleep_spec(int ranks, int steps, int warmup_steps, int layers,
+                                int microbatches, int buckets = stepmodel::ModelConfig{}.buckets) {
+  SyntheticSpec spec;
+  spec.ranks = ranks;
+  spec.steps = steps;
+  spec.warmup_steps = warmup_steps;
+  spec.model.compute = "sleep";
+  spec.model.layers = layers;
+  spec.model.microbatches = microbatches;
+  spec.model.buckets = buckets;
+  return spec;
+}
+
 // Runs the step schedule: ranks compute in lock-step, collectives complete for everyone at the
 // last arrival plus the transfer (blocking unless overlapped).
 inline storage::RunData synthesize(const SyntheticSpec& spec) {

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "stepmodel/config.hpp"
@@ -24,14 +22,6 @@ constexpr double kSyncBudgetMs = 3000;
 std::string env_or(const char* key, const char* fallback) {
   const char* value = std::getenv(key);
   return value && *value ? value : fallback;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read CULPRIT_CONFIG=" + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::int64_t integer_from_env(const char* key, std::int64_t fallback, std::int64_t min) {
@@ -60,7 +50,7 @@ void Recorder::start(int thread_level) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   try {
     const std::string config_path = env_or("CULPRIT_CONFIG", "");
-    config_json_ = config_path.empty() ? "{}" : read_text(config_path);
+    config_json_ = config_path.empty() ? "{}" : stepmodel::read_run_config_text(config_path);
     const stepmodel::RunConfig config = stepmodel::parse_run_config(config_json_);
     run_file_ = env_or("CULPRIT_RUN_FILE", "");
     rule_call_ = call_index(config.step_rule.call);

@@ -9,8 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "sim/run_file.hpp"
@@ -26,14 +24,6 @@ constexpr int kExitInjectedAbort = 3;
 std::string env_or(const char* name, const std::string& fallback) {
   const char* value = std::getenv(name);
   return value && *value ? std::string(value) : fallback;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot read the configuration " + path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 std::string join(int argc, char** argv) {
@@ -83,7 +73,7 @@ int main(int argc, char** argv) {
   std::string json;
   stepmodel::RunConfig config;
   try {
-    json = read_text(config_path);
+    json = stepmodel::read_run_config_text(config_path);
     config = stepmodel::parse_run_config(json);
   } catch (const std::exception& e) {
     spdlog::error("{}: {}; fix the file or regenerate it with `culprit plan`", config_path,

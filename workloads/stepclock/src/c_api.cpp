@@ -53,6 +53,19 @@ int require_session(const char* function) {
   return 0;
 }
 
+// The C API call `function` inside a session: runs `body`; 0, or -1 with the exception's message
+// (prefixed with the function's name) kept for stepclock_last_error.
+template <class Body>
+int in_session(const char* function, Body body) {
+  if (require_session(function) != 0) return -1;
+  try {
+    body(*g_session);
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(std::string(function) + ": " + e.what());
+  }
+}
+
 void set_or_replace(std::vector<std::pair<std::string, std::string>>& pairs, const char* key,
                     const char* value) {
   for (auto& [k, v] : pairs) {
@@ -183,47 +196,27 @@ int stepclock_inject_clock_skew(double offset_ms, double drift_ppm) {
 }
 
 int stepclock_sync_start(int exchanges) {
-  if (require_session("stepclock_sync_start") != 0) return -1;
-  try {
-    g_session->start = sync(*g_session, exchanges);
-    return 0;
-  } catch (const std::exception& e) {
-    return fail(std::string("stepclock_sync_start: ") + e.what());
-  }
+  return in_session("stepclock_sync_start",
+                    [&](Session& session) { session.start = sync(session, exchanges); });
 }
 
 int stepclock_sync_end(int exchanges) {
-  if (require_session("stepclock_sync_end") != 0) return -1;
-  try {
-    g_session->end = sync(*g_session, exchanges);
-    return 0;
-  } catch (const std::exception& e) {
-    return fail(std::string("stepclock_sync_end: ") + e.what());
-  }
+  return in_session("stepclock_sync_end",
+                    [&](Session& session) { session.end = sync(session, exchanges); });
 }
 
 int stepclock_sync_start_adaptive(int min_exchanges, int max_exchanges, double target_rtt_us,
                                   double budget_ms) {
-  if (require_session("stepclock_sync_start_adaptive") != 0) return -1;
-  try {
-    g_session->start =
-        sync_adaptive(*g_session, min_exchanges, max_exchanges, target_rtt_us, budget_ms);
-    return 0;
-  } catch (const std::exception& e) {
-    return fail(std::string("stepclock_sync_start_adaptive: ") + e.what());
-  }
+  return in_session("stepclock_sync_start_adaptive", [&](Session& session) {
+    session.start = sync_adaptive(session, min_exchanges, max_exchanges, target_rtt_us, budget_ms);
+  });
 }
 
 int stepclock_sync_end_adaptive(int min_exchanges, int max_exchanges, double target_rtt_us,
                                 double budget_ms) {
-  if (require_session("stepclock_sync_end_adaptive") != 0) return -1;
-  try {
-    g_session->end =
-        sync_adaptive(*g_session, min_exchanges, max_exchanges, target_rtt_us, budget_ms);
-    return 0;
-  } catch (const std::exception& e) {
-    return fail(std::string("stepclock_sync_end_adaptive: ") + e.what());
-  }
+  return in_session("stepclock_sync_end_adaptive", [&](Session& session) {
+    session.end = sync_adaptive(session, min_exchanges, max_exchanges, target_rtt_us, budget_ms);
+  });
 }
 
 uint16_t stepclock_name(const char* name) {

@@ -105,6 +105,16 @@ class Parser {
     ++at_;
     return true;
   }
+  // After an element of an object or a list: ',' (another follows: more) or the closing
+  // character `close` (the last: !more); anything else is an error.
+  bool separator(char close, bool& more) {
+    skip();
+    if (at_ < s_.size() && (s_[at_] == ',' || s_[at_] == close)) {
+      more = s_[at_++] == ',';
+      return true;
+    }
+    return fail(close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+  }
   bool value(const std::string& key, int depth) {
     if (depth > kMaxDepth) return fail("nested too deeply");
     skip();
@@ -114,38 +124,28 @@ class Parser {
       ++at_;
       skip();
       if (at_ < s_.size() && s_[at_] == '}') return ++at_, true;
-      while (true) {
+      for (bool more = true; more;) {
         skip();
         std::string name;
         if (!string(name)) return false;
         skip();
         if (at_ >= s_.size() || s_[at_] != ':') return fail("expected ':'");
         ++at_;
-        if (!value(join(key, name), depth + 1)) return false;
-        skip();
-        if (at_ < s_.size() && s_[at_] == ',') {
-          ++at_;
-          continue;
-        }
-        if (at_ < s_.size() && s_[at_] == '}') return ++at_, true;
-        return fail("expected ',' or '}'");
+        if (!value(join(key, name), depth + 1) || !separator('}', more)) return false;
       }
+      return true;
     }
     if (c == '[') {
       ++at_;
       skip();
       int index = 0;
       if (at_ < s_.size() && s_[at_] == ']') return ++at_, true;
-      while (true) {
-        if (!value(join(key, std::to_string(index++)), depth + 1)) return false;
-        skip();
-        if (at_ < s_.size() && s_[at_] == ',') {
-          ++at_;
-          continue;
+      for (bool more = true; more;) {
+        if (!value(join(key, std::to_string(index++)), depth + 1) || !separator(']', more)) {
+          return false;
         }
-        if (at_ < s_.size() && s_[at_] == ']') return ++at_, true;
-        return fail("expected ',' or ']'");
       }
+      return true;
     }
     Value v;
     if (c == '"') {

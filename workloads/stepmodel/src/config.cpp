@@ -156,6 +156,21 @@ void check_rank(int rank, int ranks, const std::string& key) {
   }
 }
 
+// The entries of the list inject.KEY, each aimed at one rank (`rank`, checked against the job's
+// ranks); `read(entry, "inject.KEY.", item)` reads the rest of an entry into item.
+template <class Item, class Read>
+void each_rank_entry(const object& obj, const char* key, int ranks, std::vector<Item>& out,
+                     Read read) {
+  const std::string prefix = std::string("inject.") + key + ".";
+  each(obj, key, [&](const object& e) {
+    Item item;
+    item.rank = integer(e, "rank", prefix, item.rank);
+    read(e, prefix, item);
+    check_rank(item.rank, ranks, prefix + "rank");
+    out.push_back(item);
+  });
+}
+
 Injections parse_injections(const object& obj, int ranks, const ModelConfig& model,
                             PhaseNames names) {
   Injections inj;
@@ -183,31 +198,24 @@ Injections parse_injections(const object& obj, int ranks, const ModelConfig& mod
     }
     inj.delays.push_back(d);
   });
-  each(obj, "slowdowns", [&](const object& e) {
-    SlowdownInjection s;
-    s.rank = integer(e, "rank", "inject.slowdowns.", s.rank);
-    s.factor = number(e, "factor", "inject.slowdowns.", s.factor);
-    check_rank(s.rank, ranks, "inject.slowdowns.rank");
-    require_positive(s.factor, "inject.slowdowns.factor");
-    inj.slowdowns.push_back(s);
-  });
-  each(obj, "clock_skews", [&](const object& e) {
-    ClockSkewInjection c;
-    c.rank = integer(e, "rank", "inject.clock_skews.", c.rank);
-    c.offset_ms = number(e, "offset_ms", "inject.clock_skews.", c.offset_ms);
-    c.drift_ppm = number(e, "drift_ppm", "inject.clock_skews.", c.drift_ppm);
-    check_rank(c.rank, ranks, "inject.clock_skews.rank");
-    inj.clock_skews.push_back(c);
-  });
-  each(obj, "faults", [&](const object& e) {
-    FaultInjection f;
-    f.rank = integer(e, "rank", "inject.faults.", f.rank);
-    f.step = integer(e, "step", "inject.faults.", f.step);
-    f.kind = text(e, "kind", "inject.faults.", f.kind);
-    check_rank(f.rank, ranks, "inject.faults.rank");
-    if (f.kind != "abort" && f.kind != "hang") fail("inject.faults.kind", "expected abort or hang");
-    inj.faults.push_back(f);
-  });
+  each_rank_entry(obj, "slowdowns", ranks, inj.slowdowns,
+                  [](const object& e, const std::string& p, SlowdownInjection& s) {
+                    s.factor = number(e, "factor", p, s.factor);
+                    require_positive(s.factor, p + "factor");
+                  });
+  each_rank_entry(obj, "clock_skews", ranks, inj.clock_skews,
+                  [](const object& e, const std::string& p, ClockSkewInjection& c) {
+                    c.offset_ms = number(e, "offset_ms", p, c.offset_ms);
+                    c.drift_ppm = number(e, "drift_ppm", p, c.drift_ppm);
+                  });
+  each_rank_entry(obj, "faults", ranks, inj.faults,
+                  [](const object& e, const std::string& p, FaultInjection& f) {
+                    f.step = integer(e, "step", p, f.step);
+                    f.kind = text(e, "kind", p, f.kind);
+                    if (f.kind != "abort" && f.kind != "hang") {
+                      fail(p + "kind", "expected abort or hang");
+                    }
+                  });
   return inj;
 }
 
@@ -287,12 +295,16 @@ std::vector<std::string> delay_phase_names(const ModelConfig& model) {
   return names;
 }
 
-RunConfig load_run_config(const std::string& path) {
+std::string read_run_config_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument("resolved configuration: cannot read " + path);
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  return parse_run_config(buffer.str());
+  return buffer.str();
+}
+
+RunConfig load_run_config(const std::string& path) {
+  return parse_run_config(read_run_config_text(path));
 }
 
 }  // namespace stepmodel

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "stepclock/stepclock.hpp"
 
@@ -14,6 +15,25 @@ int timed_allreduce(const AllreduceJob& job, MPI_Comm comm) {
   const int rc = MPI_Allreduce(MPI_IN_PLACE, job.data, job.count, job.type, MPI_SUM, comm);
   stepclock_end(region);
   return rc;
+}
+
+void allreduce_phase(const PhaseWork& work, void* data, int count, MPI_Datatype type,
+                     CommThread* comm, const char* unit) {
+  const stepmodel::Phase& p = *work.phase;
+  const AllreduceJob job{.data = data,
+                         .count = count,
+                         .type = type,
+                         .bytes = p.bytes,
+                         .step = work.step,
+                         .seq = p.seq,
+                         .name = work.name,
+                         .delay = work.delay};
+  if (p.asynchronous && comm != nullptr) {
+    comm->post(job);
+  } else if (timed_allreduce(job, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    throw std::runtime_error(std::string("MPI_Allreduce of ") + unit + " " + std::to_string(p.seq) +
+                             " failed");
+  }
 }
 
 CommThread::CommThread(MPI_Comm comm, std::size_t max_in_flight)

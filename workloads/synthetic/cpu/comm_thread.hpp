@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "../backend.hpp"
 #include "../injection.hpp"
 
 namespace synthetic {
@@ -29,6 +30,14 @@ struct AllreduceJob {
 // Runs one all-reduce with its event (arrival = call entry, completion = return); returns
 // the MPI error code.
 int timed_allreduce(const AllreduceJob& job, MPI_Comm comm);
+
+class CommThread;
+
+// The all-reduce of phase `work` over `count` elements of `type` at `data` on MPI_COMM_WORLD:
+// posted on `comm` when the phase is asynchronous and there is a communication thread, else run
+// now. A failed MPI call throws, naming the `unit` (bucket, collective) and the phase's seq.
+void allreduce_phase(const PhaseWork& work, void* data, int count, MPI_Datatype type,
+                     CommThread* comm, const char* unit);
 
 class CommThread {
  public:

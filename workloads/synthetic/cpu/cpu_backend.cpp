@@ -89,20 +89,9 @@ class CpuBackend final : public Backend {
   void allreduce(const PhaseWork& work) override {
     const stepmodel::Phase& p = *work.phase;
     const stepmodel::Bucket& bucket = buckets_[static_cast<std::size_t>(p.seq)];
-    AllreduceJob job;
-    job.data = gradients_.data() + bucket.first_layer * layer_elems_;
-    job.count = static_cast<int>((bucket.last_layer - bucket.first_layer + 1) * layer_elems_);
-    job.type = mpi_type<T>();
-    job.bytes = p.bytes;
-    job.step = work.step;
-    job.seq = p.seq;
-    job.name = work.name;
-    job.delay = work.delay;
-    if (p.asynchronous && comm_) {
-      comm_->post(job);
-    } else if (timed_allreduce(job, MPI_COMM_WORLD) != MPI_SUCCESS) {
-      throw std::runtime_error("MPI_Allreduce of bucket " + std::to_string(p.seq) + " failed");
-    }
+    allreduce_phase(work, gradients_.data() + bucket.first_layer * layer_elems_,
+                    static_cast<int>((bucket.last_layer - bucket.first_layer + 1) * layer_elems_),
+                    mpi_type<T>(), comm_.get(), "bucket");
   }
 
   void end_step(int) override {

@@ -50,20 +50,9 @@ class MeasuredBackend final : public Backend {
   void allreduce(const PhaseWork& work) override {
     const stepmodel::Phase& p = *work.phase;
     sleep_for_ns(static_cast<std::int64_t>(p.gap_ns));
-    AllreduceJob job;
-    job.data = buffer_.data();
-    job.count = static_cast<int>(std::max<std::int64_t>(1, (p.bytes + 3) / 4));
-    job.type = MPI_FLOAT;
-    job.bytes = p.bytes;
-    job.step = work.step;
-    job.seq = p.seq;
-    job.name = work.name;
-    job.delay = work.delay;
-    if (p.asynchronous && comm_) {
-      comm_->post(job);
-    } else if (timed_allreduce(job, MPI_COMM_WORLD) != MPI_SUCCESS) {
-      throw std::runtime_error("MPI_Allreduce of collective " + std::to_string(p.seq) + " failed");
-    }
+    allreduce_phase(work, buffer_.data(),
+                    static_cast<int>(std::max<std::int64_t>(1, (p.bytes + 3) / 4)), MPI_FLOAT,
+                    comm_.get(), "collective");
   }
 
   void end_step(int) override {

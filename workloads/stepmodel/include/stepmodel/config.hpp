@@ -126,6 +126,9 @@ RunConfig parse_run_config(const std::string& json_text, PhaseNames names = Phas
 // The phase names a delay may target under this model: the schedule's names, or the five
 // phases of the GEMM step.
 std::vector<std::string> delay_phase_names(const ModelConfig& model);
+// The text of the resolved configuration file at path (a workload echoes it into its run file);
+// throws std::invalid_argument naming the path when it cannot be read.
+std::string read_run_config_text(const std::string& path);
 RunConfig load_run_config(const std::string& path);
 
 // What to_json writes. kRun: everything, the file a workload reads. kConfiguration: without
