@@ -9,39 +9,6 @@
 namespace culprit {
 namespace {
 
-void write_string(std::string& out, std::string_view text) {
-  out.push_back('"');
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out.push_back(kHex[(c >> 4) & 0xF]);
-          out.push_back(kHex[c & 0xF]);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
-
 template <typename Number>
 std::string integer_text(Number value) {
   char buffer[32];
@@ -82,6 +49,39 @@ Json from_element(simdjson::dom::element element) {
 
 }  // namespace
 
+void append_json_string(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out.push_back(kHex[(c >> 4) & 0xF]);
+          out.push_back(kHex[c & 0xF]);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
 std::string format_number(double value) {
   if (!std::isfinite(value)) throw std::invalid_argument("JSON cannot hold a non-finite number");
   if (value == 0) return "0";
@@ -114,7 +114,7 @@ std::string Json::dump() const {
         } else if constexpr (std::is_same_v<T, double>) {
           out += format_number(v);
         } else if constexpr (std::is_same_v<T, std::string>) {
-          write_string(out, v);
+          append_json_string(out, v);
         } else if constexpr (std::is_same_v<T, Array>) {
           out.push_back('[');
           for (std::size_t i = 0; i < v.size(); ++i) {
@@ -128,7 +128,7 @@ std::string Json::dump() const {
           for (const auto& [key, item] : v) {
             if (!first) out.push_back(',');
             first = false;
-            write_string(out, key);
+            append_json_string(out, key);
             out.push_back(':');
             out += item.dump();
           }

@@ -63,8 +63,7 @@ void register_attribute(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "attribute", "Attribute each step of one run: last arriver, first divergence, delay costs");
   auto args = std::make_shared<AttributeArgs>();
-  add_json_flag(*command, args->common);
-  add_db_option(*command, args->common);
+  add_store_options(*command, args->common);
   command->add_option("RUN", args->run_id, "Run id in the store (see `culprit runs`)");
   command->add_option("--run-file", args->run_file, "Attribute a run file directly (no store)")
       ->check(CLI::ExistingFile);

@@ -97,8 +97,7 @@ void register_compare(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "compare", "Compare median step time of configurations: shift, CI, p-value, verdict");
   auto args = std::make_shared<CompareArgs>();
-  add_json_flag(*command, args->common);
-  add_db_option(*command, args->common);
+  add_store_options(*command, args->common);
   command->add_option("manifest", args->manifest,
                       "Manifest of the experiment (its name, experiment.db and [stats])");
   command->add_option("--experiment", args->experiment,

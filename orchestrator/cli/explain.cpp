@@ -51,8 +51,7 @@ void register_explain(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "explain", "Explain a median step-time change: components by rank and phase + unclassified");
   auto args = std::make_shared<ExplainArgs>();
-  add_json_flag(*command, args->common);
-  add_db_option(*command, args->common);
+  add_store_options(*command, args->common);
   command->add_option("--experiment", args->experiment,
                       "Experiment name (default: the most recent one in the store)");
   command->add_option("BASELINE", args->baseline, "Baseline configuration label");

@@ -99,8 +99,7 @@ void register_export(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "export", "Export per-step data as CSV or JSON, or one run's timeline as a Perfetto trace");
   auto o = std::make_shared<ExportOptions>();
-  add_json_flag(*command, o->common);
-  add_db_option(*command, o->common);
+  add_store_options(*command, o->common);
   command
       ->add_option("--format", o->format,
                    "csv (default), json, or perfetto (one RUN as Chrome trace-event JSON)")

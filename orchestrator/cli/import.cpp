@@ -59,8 +59,7 @@ void register_import(CLI::App& app, Outcome& outcome) {
   auto* command = app.add_subcommand(
       "import", "Import profiler traces (Kineto, legacy chrome trace, Nsight Systems) as one run");
   auto args = std::make_shared<ImportArgs>();
-  add_json_flag(*command, args->common);
-  add_db_option(*command, args->common);
+  add_store_options(*command, args->common);
   command->add_option("PATH", args->paths, "One trace file per rank, or folders of them")
       ->required();
   command->add_option("--format", args->format, "auto|kineto|legacy|nsys (default auto)");

@@ -74,8 +74,7 @@ void register_reduce(CLI::App& app, Outcome& outcome) {
       "Write a small controlled experiment (a manifest) that reproduces a regression: a model "
       "calibrated on BASELINE_RUN with the causes blamed in CANDIDATE_RUN injected");
   auto args = std::make_shared<ReduceArgs>();
-  add_json_flag(*command, args->common);
-  add_db_option(*command, args->common);
+  add_store_options(*command, args->common);
   command
       ->add_option("BASELINE_RUN", args->baseline_run,
                    "Run id of the baseline (see `culprit runs`)")

@@ -39,8 +39,7 @@ void register_report(CLI::App& app, Outcome& outcome) {
       "report",
       "Write one self-contained offline HTML report of an experiment (pictures + numbers)");
   auto args = std::make_shared<ReportArgs>();
-  add_json_flag(*command, args->common);
-  add_db_option(*command, args->common);
+  add_store_options(*command, args->common);
   command->add_option("--experiment", args->experiment,
                       "Experiment name (default: the most recent one in the store)");
   command->add_option("-o,--output", args->output, "The HTML file to write (default: report.html)");

@@ -90,16 +90,11 @@ void register_run(CLI::App& app, Outcome& outcome) {
       "run", "Run (or resume) every planned run of a manifest and store each step of each rank");
   auto o = std::make_shared<RunOptions>();
   command->add_option("MANIFEST", o->manifest, "The experiment manifest (TOML)")->required();
-  add_json_flag(*command, o->common);
-  add_db_option(*command, o->common);
+  add_store_options(*command, o->common);
   command->add_option("--shard", o->shard,
                       "Run shard I of N: the planned runs whose position % N == I-1 (merge the "
                       "shard databases with `culprit merge`)");
-  command
-      ->add_option("--launcher", o->launcher,
-                   "auto (srun inside a Slurm allocation, mpirun outside), mpirun or srun; "
-                   "overrides [launch] launcher and CULPRIT_LAUNCHER")
-      ->check(CLI::IsMember({"auto", "mpirun", "srun"}));
+  add_launcher_option(*command, o->launcher);
   command->add_flag("--fail-fast", o->fail_fast, "Stop the sweep at the first run that is not ok");
   command->add_flag("--keep-run-files", o->keep_run_files,
                     "Keep each run's folder (<db>.runs/<run>.<attempt>/) after ingest");

@@ -17,8 +17,7 @@ void register_runs(CLI::App& app, Outcome& outcome) {
   auto* command =
       app.add_subcommand("runs", "List the stored runs with their status and median step time");
   auto o = std::make_shared<RunsOptions>();
-  add_json_flag(*command, o->common);
-  add_db_option(*command, o->common);
+  add_store_options(*command, o->common);
   command->add_option("--experiment", o->experiment, "Only the runs of this experiment (name)");
   command->callback([&outcome, o] {
     auto db = open_existing(o->common);

@@ -18,6 +18,19 @@ void add_db_option(CLI::App& command, CommonOptions& options) {
                      "SQLite database (default: the manifest's experiment.db, else culprit.db)");
 }
 
+void add_store_options(CLI::App& command, CommonOptions& options) {
+  add_json_flag(command, options);
+  add_db_option(command, options);
+}
+
+void add_launcher_option(CLI::App& command, std::string& launcher) {
+  command
+      .add_option("--launcher", launcher,
+                  "auto (srun inside a Slurm allocation, mpirun outside), mpirun or srun; "
+                  "overrides [launch] launcher and CULPRIT_LAUNCHER")
+      ->check(CLI::IsMember({"auto", "mpirun", "srun"}));
+}
+
 std::string store_path(const CommonOptions& options, const std::string& manifest_db) {
   if (!options.db.empty()) return options.db;
   if (!manifest_db.empty()) return manifest_db;

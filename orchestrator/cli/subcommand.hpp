@@ -32,6 +32,10 @@ struct CommonOptions {
 
 void add_json_flag(CLI::App& command, CommonOptions& options);
 void add_db_option(CLI::App& command, CommonOptions& options);
+// --json and --db together (every subcommand that reads or writes a store).
+void add_store_options(CLI::App& command, CommonOptions& options);
+// --launcher auto | mpirun | srun (run, bisect).
+void add_launcher_option(CLI::App& command, std::string& launcher);
 
 // The one rule for the store a subcommand uses: --db, else the manifest's experiment.db
 // (`manifest_db`, relative to the working directory), else culprit.db.

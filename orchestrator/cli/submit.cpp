@@ -63,8 +63,7 @@ void register_submit(CLI::App& app, Outcome& outcome) {
   command->add_option("MANIFEST", o->manifest, "The experiment manifest (TOML)")->required();
   command->add_option("SBATCH_ARGS", o->sbatch_args,
                       "After `--`: arguments passed to sbatch for the shard tasks");
-  add_json_flag(*command, o->common);
-  add_db_option(*command, o->common);
+  add_store_options(*command, o->common);
   command->add_option("--shards", o->shards,
                       "Split the planned runs over N array tasks (shard i/N each)");
   command->add_option("--partition", o->partition, "Slurm partition (default: the cluster's)");

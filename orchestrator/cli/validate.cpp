@@ -44,8 +44,7 @@ void register_validate(CLI::App& app, Outcome& outcome) {
                    "Manifest of an injected-straggler sweep (the baseline runs are the "
                    "no-injection controls)")
       ->required();
-  add_json_flag(*command, args->common);
-  add_db_option(*command, args->common);
+  add_store_options(*command, args->common);
   command->callback([&outcome, args] { outcome.exit_code = validate(*args); });
 }
 

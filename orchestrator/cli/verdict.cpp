@@ -71,8 +71,7 @@ void register_verdict(CLI::App& app, Outcome& outcome) {
   auto o = std::make_shared<VerdictOptions>();
   command->add_option("MANIFEST", o->manifest, "The manifest whose [bisect] git table to use")
       ->required();
-  add_json_flag(*command, o->common);
-  add_db_option(*command, o->common);
+  add_store_options(*command, o->common);
   command->add_option("--checkout", o->checkout,
                       "The checkout to judge (default: the manifest's bisect.git.repo)");
   command->add_option("--cache", o->cache, "Worktrees and build logs (default: <db>.builds)");

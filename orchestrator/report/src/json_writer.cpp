@@ -1,8 +1,8 @@
 #include "culprit/report/json_writer.hpp"
 
-#include <charconv>
+#include "culprit/common/json.hpp"
+
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 namespace culprit::report {
@@ -61,7 +61,7 @@ JsonWriter& JsonWriter::key(std::string_view name) {
     throw std::logic_error("JSON key outside an object");
   if (!first_) out_ += ',';
   first_ = false;
-  write_string(name);
+  append_json_string(out_, name);
   out_ += ':';
   after_key_ = true;
   return *this;
@@ -70,10 +70,7 @@ JsonWriter& JsonWriter::key(std::string_view name) {
 JsonWriter& JsonWriter::value(double number) {
   if (!std::isfinite(number)) return null();
   before_value();
-  if (number == 0) number = 0;  // no "-0"
-  char buffer[32];
-  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, number);
-  out_.append(buffer, end);
+  out_ += format_number(number);  // the canonical form: shortest round trip, no "-0"
   return *this;
 }
 
@@ -91,40 +88,8 @@ JsonWriter& JsonWriter::value(bool flag) {
 
 JsonWriter& JsonWriter::value(std::string_view text) {
   before_value();
-  write_string(text);
+  append_json_string(out_, text);
   return *this;
-}
-
-void JsonWriter::write_string(std::string_view text) {
-  out_ += '"';
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out_ += "\\\"";
-        break;
-      case '\\':
-        out_ += "\\\\";
-        break;
-      case '\n':
-        out_ += "\\n";
-        break;
-      case '\t':
-        out_ += "\\t";
-        break;
-      case '\r':
-        out_ += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(c));
-          out_ += buffer;
-        } else {
-          out_ += c;
-        }
-    }
-  }
-  out_ += '"';
 }
 
 JsonWriter& JsonWriter::null() {

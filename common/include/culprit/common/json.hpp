@@ -45,6 +45,9 @@ class Json {
       value_ = nullptr;
 };
 
+// Appends `text` as a JSON string (quoted; quote, backslash and control characters escaped).
+void append_json_string(std::string& out, std::string_view text);
+
 // The canonical text of one double (shortest round-trip form; -0 written as 0).
 std::string format_number(double value);
 

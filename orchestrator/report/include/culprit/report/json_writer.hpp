@@ -48,7 +48,6 @@ class JsonWriter {
 
  private:
   void before_value();
-  void write_string(std::string_view text);
   std::string out_;
   std::vector<char> open_;  // '{' or '['
   bool first_ = true;       // no element yet in the innermost container
