@@ -335,7 +335,7 @@ class Bisection {
     // At the cap, an estimate below the margin is no regression of practical size: not
     // reproduced (which does not claim "the same"; the CI in the report says how sure).
     if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin &&
-        posterior().no_step <= options_.alpha) {
+        posterior().no_step <= 0.5) {
       result_.status = Status::kInconclusive;
       result_.message = "the endpoints " + name(good) + " and " + name(bad) +
                         " stayed inconclusive at " + std::to_string(judged.n) + " runs each";
