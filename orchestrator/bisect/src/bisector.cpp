@@ -335,10 +335,14 @@ class Bisection {
     // At the cap, an estimate below the margin is no regression of practical size: not
     // reproduced (which does not claim "the same"; the CI in the report says how sure).
     if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin &&
-        posterior().no_step <= options_.alpha) {
+        posterior().no_step <= 0.5) {
       result_.status = Status::kInconclusive;
-      result_.message = "the endpoints " + name(good) + " and " + name(bad) +
-                        " stayed inconclusive at " + std::to_string(judged.n) + " runs each";
+      const double cv = posterior().sigma;
+      result_.noise.cv = cv;
+      result_.message = fmt::format(
+          "the endpoints {} and {} stayed inconclusive at {} runs each (shift {:+.1f} %, "
+          "run-to-run CV {:.1f} %): raise stats.max_repetitions or use a quieter machine",
+          name(good), name(bad), judged.n, 100 * judgement.relative, 100 * cv);
     } else {
       result_.status = Status::kNotReproduced;
       result_.message = fmt::format(

@@ -6,7 +6,7 @@
 # both versions made in the same blocks. Never a wrong culprit: either v07 is found, or the
 # bisection ends inconclusive and says why (the measured CV, the remaining range).
 source "$(dirname "$0")/common.sh"
-MANIFEST="$DATA/bisect/listed.toml"
+MANIFEST="$DATA/bisect/hog.toml"  # listed.toml with max_repetitions 10: at most 70 runs
 command -v taskset > /dev/null || fail "taskset (util-linux) is needed"
 
 taskset -c 0 sh -c 'while :; do :; done' &
