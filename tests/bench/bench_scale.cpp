@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "culprit/analysis/attribution.hpp"
-#include "culprit/launch/ingest.hpp"
+#include "culprit/launch/record_run.hpp"
 #include "culprit/storage/db.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/run_data.hpp"
@@ -56,8 +56,8 @@ std::int64_t ingest_run_file(const std::string& run_file, const std::string& sto
   const std::int64_t config_id = storage::ensure_configuration(*store, experiment_id, config);
   const std::int64_t run_id =
       storage::ensure_run(*store, experiment_id, {config_id, 0}, 0, 1, "").id;
-  const launch::IngestOutcome outcome =
-      launch::ingest_run(*store, run_id, run_file, storage::RunFinish{});
+  const launch::RecordOutcome outcome =
+      launch::record_run(*store, run_id, run_file, storage::RunFinish{});
   if (!outcome.ok) throw std::runtime_error("ingest of " + run_file + ": " + outcome.error);
   return outcome.events;
 }

@@ -235,7 +235,7 @@ TEST_CASE("migration 2: a store built by the old DDL keeps its rows, labels lose
   TempStore store("migrate");
   {
     Db old(store.path);
-    old.exec(store_migration_sql(0));
+    old.exec(store_migration(0));
     old.exec("PRAGMA user_version = 1");
     old.exec(
         "INSERT INTO experiments (id, name, manifest_path, manifest_text, manifest_hash, "
@@ -253,7 +253,7 @@ TEST_CASE("migration 2: a store built by the old DDL keeps its rows, labels lose
         "(1, 3, 0, 2, 1, 'ok', 12)");
   }
   auto db = open_store(store.path);
-  CHECK(schema_version(*db) == 2);
+  CHECK(schema_version(*db) == kStoreSchemaVersion);
   CHECK(db->query_int("PRAGMA foreign_keys").value() == 1);
   CHECK(db->query_int("SELECT count(*) FROM runs").value() == 3);  // nothing cascaded away
   CHECK(db->query_int("SELECT count(*) FROM configurations").value() == 3);

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "culprit/analysis/validate.hpp"
+#include "culprit/analysis/attribution_score.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "stepmodel/config.hpp"
 

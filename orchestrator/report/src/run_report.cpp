@@ -10,8 +10,10 @@
 namespace culprit::report {
 
 std::string run_outcome_text(const launch::RunReport& run) {
-  if (run.status == "ok") return fmt::format("ok, median {:.3f} ms", run.median_ms.value_or(NAN));
-  return run.status + ": " + run.error;
+  if (run.status == storage::RunStatus::kOk) {
+    return fmt::format("ok, median {:.3f} ms", run.median_ms.value_or(NAN));
+  }
+  return std::string(storage::to_text(run.status)) + ": " + run.error;
 }
 
 std::string run_result_json(const std::string& db, const launch::ExecuteResult& result) {
@@ -34,7 +36,7 @@ std::string run_result_json(const std::string& db, const launch::ExecuteResult& 
         .field("config", r.config)
         .field("repetition", r.repetition)
         .field("attempt", r.attempt)
-        .field("status", r.status)
+        .field("status", storage::to_text(r.status))
         .field_or_null("median_ms", r.median_ms)
         .field("error", r.error)
         .field("wall_s", r.wall_s)
@@ -52,10 +54,10 @@ std::string run_result_text(const std::string& db, const std::string& manifest,
       r.stopped_early ? ", stopped: " + r.stop_reason : std::string());
   bool failed_kept = false;
   for (const auto& run : r.runs) {
-    if (run.status != "ok") {
+    if (run.status != storage::RunStatus::kOk) {
       out += fmt::format("  run {} {} #{}: {}\n", run.run_id, printable(run.config), run.repetition,
                          printable(run_outcome_text(run)));
-      failed_kept = failed_kept || run.status != "interrupted";
+      failed_kept = failed_kept || run.status != storage::RunStatus::kInterrupted;
     }
   }
   if (r.pending > 0) {
