@@ -53,7 +53,8 @@ bool same_cause(const Culprit& c, const RunCulprit& culprit) {
 RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_share) {
   // A cause repeats in the same place; contention and hiccups move around. A delay in every
   // layer of a phase is first seen in whichever layer noise makes earliest, so when no single
-  // (rank, phase, layer) repeats often enough the layers are pooled: (rank, phase, every layer).
+  // (rank, phase, layer) repeats often enough the layers of compute phases are pooled:
+  // (rank, phase, every layer).
   using Key = std::tuple<int, std::string, int>;
   RunCulprit result;
   for (const StepAttribution& s : steps) result.steady_steps += s.decomposition.warmup ? 0 : 1;
@@ -63,7 +64,10 @@ RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_sha
     for (const StepAttribution& s : steps) {
       const Culprit& c = s.decomposition.culprit;
       if (s.decomposition.warmup || !c.found) continue;
-      blamed[{c.rank, c.phase, pool_layers ? -1 : c.layer}].push_back(&c);
+      // A late call at a collective keeps its bucket: lateness moving from bucket to bucket is
+      // what noise between two ranks looks like, not one cause.
+      const bool late_call = c.event != kNoEvent;
+      blamed[{c.rank, c.phase, pool_layers && !late_call ? -1 : c.layer}].push_back(&c);
     }
     const std::vector<const Culprit*>* best = nullptr;
     const Key* best_key = nullptr;
