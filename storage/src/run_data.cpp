@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <stdexcept>
 #include <string_view>
@@ -120,6 +121,44 @@ void load_events(Db& db, const std::string& filter, std::int64_t run_id, EventSe
   }
 }
 
+// Each rank's sched.step_wait_ns provenance ("step:ns,..."; docs/schema.md), [rank][step].
+// A malformed list is left out (the check it feeds then does not run), never fatal.
+std::vector<std::vector<double>> load_step_cpu_wait(Db& db, const std::string& filter,
+                                                    std::int64_t run_id, int ranks) {
+  std::vector<std::vector<double>> wait;
+  Statement stmt(db, "SELECT rank, value FROM provenance " +
+                         (filter.empty() ? std::string("WHERE") : filter + " AND") +
+                         " key = 'sched.step_wait_ns'");
+  if (!filter.empty()) stmt.bind(1, run_id);
+  while (stmt.step()) {
+    const std::int64_t rank = stmt.column_int(0);
+    if (rank < 0 || rank >= ranks) continue;
+    std::vector<double> steps;
+    const std::string text = stmt.column_text(1);
+    const char* p = text.data();
+    const char* const end = text.data() + text.size();
+    bool ok = true;
+    while (ok && p < end) {
+      int step = 0;
+      long long ns = 0;
+      auto r = std::from_chars(p, end, step);
+      ok = r.ec == std::errc() && r.ptr < end && *r.ptr == ':' && step >= 0 && step < 1000000;
+      if (!ok) break;
+      r = std::from_chars(r.ptr + 1, end, ns);
+      ok = r.ec == std::errc() && ns >= 0 && (r.ptr == end || *r.ptr == ',');
+      if (!ok) break;
+      if (static_cast<std::size_t>(step) >= steps.size())
+        steps.resize(static_cast<std::size_t>(step) + 1, std::nan(""));
+      steps[static_cast<std::size_t>(step)] = static_cast<double>(ns);
+      p = r.ptr == end ? end : r.ptr + 1;
+    }
+    if (!ok) continue;
+    if (wait.empty()) wait.resize(static_cast<std::size_t>(ranks));
+    wait[static_cast<std::size_t>(rank)] = std::move(steps);
+  }
+  return wait;
+}
+
 // `filter` is "" for a run file, or "WHERE run_id = ?1" for the store.
 RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelection selection) {
   RunData run;
@@ -185,6 +224,7 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
     if (c.rank >= 0 && c.rank < run.ranks) by_rank[static_cast<std::size_t>(c.rank)] = c;
   }
   run.clocks = std::move(by_rank);
+  run.step_cpu_wait_ns = load_step_cpu_wait(db, filter, run_id, run.ranks);
   return run;
 }
 

@@ -301,3 +301,34 @@ TEST_CASE("a delay that is first seen in a different layer each step is blamed o
   CHECK(a.culprit.excess_ms == doctest::Approx(8).epsilon(0.05));
   CHECK(a.symptom.waiting_ranks == 3);
 }
+
+TEST_CASE("a rank that waited for a CPU as long as it cost is the environment, not the code") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  storage::RunData run = synthesize(spec);
+  REQUIRE(analysis::attribute_run(run).culprit.is_code());
+  // [rank][step] waits for a CPU: rank 2 waited `rank2_ms` in every step, its peers 0.1 ms.
+  auto waits = [&](double rank2_ms) {
+    std::vector<std::vector<double>> w(4, std::vector<double>(spec.steps, 0.1 * kMs));
+    for (double& x : w[2]) x = rank2_ms * kMs;
+    return w;
+  };
+  run.step_cpu_wait_ns = waits(40.1);  // about the 40 ms it cost each step
+  const analysis::RunAttribution busy = analysis::attribute_run(run);
+  REQUIRE(busy.culprit.found);
+  CHECK(busy.culprit.rank == 2);
+  CHECK_FALSE(busy.culprit.is_code());
+  CHECK(contains_text(busy.culprit.environment, "rank 2 waited for a CPU 40.00 ms per step"));
+  CHECK(contains_text(busy.culprit.environment, "another process shared its core"));
+  // A wait of a fifth of the cost beside it: the code is still the cause.
+  run.step_cpu_wait_ns = waits(8.0);
+  CHECK(analysis::attribute_run(run).culprit.is_code());
+  // Every rank waited alike (a busy machine, no rank singled out): the code.
+  run.step_cpu_wait_ns = waits(0.1);
+  for (auto& rank : run.step_cpu_wait_ns)
+    for (double& x : rank) x = 40 * kMs;
+  CHECK(analysis::attribute_run(run).culprit.is_code());
+  // Not recorded (an import, an older run file): the code, as before.
+  run.step_cpu_wait_ns.clear();
+  CHECK(analysis::attribute_run(run).culprit.is_code());
+}

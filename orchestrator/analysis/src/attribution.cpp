@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/timeline.hpp"
 #include "culprit/analysis/windows.hpp"
@@ -50,6 +52,17 @@ bool same_cause(const Culprit& c, const RunCulprit& culprit) {
          (culprit.layer < 0 || c.layer == culprit.layer);
 }
 
+// Pooled over layers, contention that wanders from layer to layer on one busy rank could add
+// up to "every layer": a real cause in every layer stands well clear of the noise threshold in
+// each step (median excess at least 3 thresholds), a hiccup just crosses it.
+bool clearly_beyond_noise(const std::vector<const Culprit*>& list) {
+  std::vector<double> ratio;
+  for (const Culprit* c : list)
+    ratio.push_back(c->threshold_ns > 0 ? c->excess_ns / c->threshold_ns : kNaN);
+  std::erase_if(ratio, [](double r) { return std::isnan(r); });
+  return !ratio.empty() && median_inplace(ratio) >= 3.0;
+}
+
 RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_share) {
   // A cause repeats in the same place; contention and hiccups move around. A delay in every
   // layer of a phase is first seen in whichever layer noise makes earliest, so when no single
@@ -66,8 +79,7 @@ RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_sha
       if (s.decomposition.warmup || !c.found) continue;
       // A late call at a collective keeps its bucket: lateness moving from bucket to bucket is
       // what noise between two ranks looks like, not one cause.
-      const bool late_call = c.event != kNoEvent;
-      blamed[{c.rank, c.phase, pool_layers && !late_call ? -1 : c.layer}].push_back(&c);
+      blamed[{c.rank, c.phase, pool_layers && !c.late_call ? -1 : c.layer}].push_back(&c);
     }
     const std::vector<const Culprit*>* best = nullptr;
     const Key* best_key = nullptr;
@@ -83,6 +95,7 @@ RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_sha
       }
     }
     if (!best || static_cast<double>(best->size()) < needed) continue;
+    if (pool_layers && !clearly_beyond_noise(*best)) continue;
     auto most_common = [&](auto field) {
       std::map<int, int> counts;
       for (const Culprit* c : *best) ++counts[field(*c)];
@@ -121,6 +134,50 @@ Symptom symptom_of(const std::vector<StepAttribution>& steps, const RunCulprit& 
   symptom.median_wait_ms = median_inplace(waits);
   symptom.total_wait_ms = median_inplace(totals);
   return symptom;
+}
+
+// Whether the culprit rank's cost is mostly time it spent waiting for a CPU beyond what its
+// peers waited, in the very steps it was blamed for: then the straggler is the machine (another
+// process on its core), not the code. Cost per step: the what-if saving (the step replayed
+// with the rank at the peers' median), else its excess in the blamed phase.
+std::string environment_of(const storage::RunData& run, const RunAttribution& a) {
+  const RunCulprit& culprit = a.culprit;
+  const auto& wait = run.step_cpu_wait_ns;
+  const auto r = static_cast<std::size_t>(culprit.rank);
+  if (culprit.rank < 0 || r >= wait.size() || wait[r].empty()) return {};
+  auto at = [&](std::size_t rank, int step) {
+    const auto& w = wait[rank];
+    return step >= 0 && static_cast<std::size_t>(step) < w.size()
+               ? w[static_cast<std::size_t>(step)]
+               : kNaN;
+  };
+  std::vector<double> excess_wait, cost, own_wait;
+  for (const StepAttribution& s : a.steps) {
+    if (s.decomposition.warmup || !same_cause(s.decomposition.culprit, culprit)) continue;
+    const int step = s.decomposition.step;
+    const double own = at(r, step);
+    std::vector<double> peers;
+    for (std::size_t p = 0; p < wait.size(); ++p) {
+      const double w = p == r ? kNaN : at(p, step);
+      if (!std::isnan(w)) peers.push_back(w);
+    }
+    if (std::isnan(own) || peers.empty()) continue;
+    own_wait.push_back(own / 1e6);
+    excess_wait.push_back((own - median_inplace(peers)) / 1e6);
+    const double saved = s.decomposition.time_ns / 1e6 - s.whatif_ms;
+    cost.push_back(std::isnan(saved) ? s.decomposition.culprit.excess_ns / 1e6 : saved);
+  }
+  if (excess_wait.size() < 2) return {};
+  const double waited = median_inplace(excess_wait);
+  const double costs = median_inplace(cost);
+  // Half the cost, and at least 1 % of the step: less than that is scheduling jitter.
+  if (!(costs > 0) || waited < 0.5 * costs || waited < 0.01 * a.median_step_ms) return {};
+  return fmt::format(
+      "in the steps it was blamed for, rank {} waited for a CPU {:.2f} ms per step more than its "
+      "peers ({:.2f} ms in all), {:.0f} % of the {:.2f} ms it cost - another process shared its "
+      "core; this is the environment, not the code (bind the ranks away from other work, or use "
+      "a quieter machine, and measure again)",
+      culprit.rank, waited, median_inplace(own_wait), 100 * std::min(1.0, waited / costs), costs);
 }
 
 }  // namespace
@@ -182,6 +239,7 @@ RunAttribution attribute_run(const storage::RunData& run, const AttributionOptio
         result.steps[s].whatif_ms = result.what_if.step_ms[s];
     }
   }
+  if (result.culprit.found) result.culprit.environment = environment_of(run, result);
   result.activity = sampled_activity(timeline, options.sample_period_s);
 
   for (std::size_t r = 0; r < timeline.alignment.size(); ++r) {

@@ -59,7 +59,9 @@ Scorecard score_experiment(storage::Db& store, const std::string& name,
         c.injected = *truth.delay;
         c.blamed = blind.culprit;
         c.median_step_ms = blind.median_step_ms;
-        c.hit = blind.culprit.found && blind.culprit.rank == c.injected.rank &&
+        // A divergence the machine explains (another process on the rank's core) is not a
+        // finding about the code: neither a hit nor, on a control, a false positive.
+        c.hit = blind.culprit.is_code() && blind.culprit.rank == c.injected.rank &&
                 blind.culprit.phase == c.injected.phase;
         card.cases.push_back(std::move(c));
       } else if (truth.other_injection) {
@@ -72,7 +74,8 @@ Scorecard score_experiment(storage::Db& store, const std::string& name,
   std::vector<double> control_ms;
   for (const ValidationControl& c : card.controls) {
     control_ms.push_back(c.median_step_ms);
-    card.false_positives += c.blamed.found ? 1 : 0;
+    card.false_positives += c.blamed.is_code() ? 1 : 0;
+    card.environment_controls += c.blamed.found && !c.blamed.is_code() ? 1 : 0;
   }
   card.control_median_ms = control_ms.empty() ? std::nan("") : median_inplace(control_ms);
   for (const ValidationCase& c : card.cases) {

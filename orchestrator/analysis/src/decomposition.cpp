@@ -138,7 +138,7 @@ class CriticalPathWalk {
         divergences_.push_back(Culprit{
             true, rank, t_.run->names[c.name], c.seq, -1, c.step, c.seq, c.step, excess,
             stats_.typical_gap_ns[k][static_cast<std::size_t>(rank)], stats_.gap_threshold_ns(rank),
-            t_.collectives[k].event[static_cast<std::size_t>(rank)]});
+            t_.collectives[k].event[static_cast<std::size_t>(rank)], true});
       }
     }
     ledger_.add(Category::kHostGap, -1, -1, -1, length);
@@ -157,10 +157,10 @@ class CriticalPathWalk {
       if (straggler > stats_.threshold_ns(t_, x)) {
         const CollectiveTiming* c =
             via >= 0 ? &collectives_[static_cast<std::size_t>(via)] : nullptr;
-        divergences_.push_back(
-            Culprit{true, e.rank, t_.run->names[e.name], e.layer, e.microbatch, e.step,
-                    c ? c->seq : -1, c ? c->step : -1, stats_.excess_ns(t_, x),
-                    stats_.typical_ns[static_cast<std::size_t>(x)], stats_.threshold_ns(t_, x), x});
+        divergences_.push_back(Culprit{
+            true, e.rank, t_.run->names[e.name], e.layer, e.microbatch, e.step, c ? c->seq : -1,
+            c ? c->step : -1, stats_.excess_ns(t_, x),
+            stats_.typical_ns[static_cast<std::size_t>(x)], stats_.threshold_ns(t_, x), x, false});
       }
     }
     ledger_.add(Category::kTypical, -1, e.name, -1, inside - straggler);

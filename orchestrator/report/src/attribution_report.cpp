@@ -44,6 +44,7 @@ void write_run_culprit(JsonWriter& json, const analysis::RunCulprit& c) {
       .field("excess_ms", c.excess_ms)
       .field("steps_blamed", c.steps_blamed)
       .field("steady_steps", c.steady_steps)
+      .field_or_null("environment", c.environment)
       .end_object();
 }
 
@@ -255,6 +256,7 @@ std::string attribution_text(const analysis::RunAttribution& a) {
         "symptom: {} ranks waited a median {:.2f} ms at allreduce #{} "
         "(summed waits {:.2f} ms per step) - waiting is the symptom, not the cause",
         a.symptom.waiting_ranks, a.symptom.median_wait_ms, c.collective, a.symptom.total_wait_ms));
+    if (!c.environment.empty()) line("environment: " + c.environment);
   } else {
     line(a.noise_note.empty()
              ? "culprit: none - no phase diverges from its peers beyond noise in enough steps"

@@ -93,6 +93,7 @@ void write_explanation(JsonWriter& json, const std::string& experiment,
         .field("step", e.culprit.step)
         .field("collective", e.culprit.collective)
         .field("excess_ms", e.culprit.excess_ms)
+        .field_or_null("environment", e.culprit.environment)
         .end_object();
   } else {
     json.null();
@@ -168,6 +169,7 @@ std::string explain_text(const analysis::StoredExplanations& result) {
           "symptom: {} ranks waited a median {:.2f} ms at allreduce #{} - they "
           "are not the cause\n",
           e.symptom.waiting_ranks, e.symptom.median_wait_ms, e.culprit.collective);
+      if (!e.culprit.environment.empty()) out += "environment: " + e.culprit.environment + "\n";
     } else {
       out += "cause: no rank diverges from its peers beyond noise in the candidate\n";
     }

@@ -73,6 +73,7 @@ void write_run_culprit(JsonWriter& json, const analysis::RunCulprit& c) {
       .field("excess_ms", c.excess_ms)
       .field("steps_blamed", c.steps_blamed)
       .field("steady_steps", c.steady_steps)
+      .field_or_null("environment", c.environment)
       .end_object();
 }
 

@@ -10,6 +10,7 @@ namespace {
 
 std::string blamed_text(const analysis::RunCulprit& b) {
   if (!b.found) return "nobody";
+  if (!b.is_code()) return fmt::format("environment (rank {} waited for a CPU)", b.rank);
   return fmt::format("rank {} {} {:.2f} ms", b.rank, describe_phase(b.phase, b.layer), b.excess_ms);
 }
 
@@ -35,6 +36,7 @@ std::string validate_json(const analysis::Scorecard& card) {
           .field("phase", c.blamed.phase)
           .field("layer", c.blamed.layer)
           .field("ms", c.blamed.excess_ms)
+          .field_or_null("environment", c.blamed.environment)
           .end_object();
     } else {
       json.null();
@@ -47,6 +49,7 @@ std::string validate_json(const analysis::Scorecard& card) {
   json.field("controls", static_cast<int>(card.controls.size()))
       .field("false_positives", card.false_positives)
       .field("false_positive_rate", card.false_positive_rate)
+      .field("environment_controls", card.environment_controls)
       .field("control_median_ms", card.control_median_ms)
       .field("unscored", card.unscored);
   json.key("smallest_hit_ms");
@@ -72,7 +75,10 @@ std::string validate_text(const analysis::Scorecard& card) {
   }
   for (const analysis::ValidationControl& c : card.controls) {
     out += fmt::format("{:>5}  {:<34} {:<40} {}\n", c.run_id, "control (no injection)",
-                       blamed_text(c.blamed), c.blamed.found ? "FALSE POSITIVE" : "ok");
+                       blamed_text(c.blamed),
+                       c.blamed.is_code() ? "FALSE POSITIVE"
+                       : c.blamed.found   ? "environment"
+                                          : "ok");
   }
   out += fmt::format("\naccuracy (rank and phase): {}/{} = {:.1f} %\n", card.hits,
                      card.cases.size(), card.cases.empty() ? 0.0 : 100 * card.accuracy);
@@ -83,6 +89,12 @@ std::string validate_text(const analysis::Scorecard& card) {
   }
   out += fmt::format("false positives on controls: {}/{} = {:.1f} %\n", card.false_positives,
                      card.controls.size(), 100 * card.false_positive_rate);
+  if (card.environment_controls > 0) {
+    out += fmt::format(
+        "{} control(s) diverged because a rank waited for a CPU (another process on its core): "
+        "not counted as false positives; measure on a quieter machine or bind the ranks away\n",
+        card.environment_controls);
+  }
   out += card.smallest_hit_ms
              ? fmt::format("smallest delay attributed correctly in every run: {:.2f} ms\n",
                            *card.smallest_hit_ms)

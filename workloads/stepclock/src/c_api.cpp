@@ -38,6 +38,12 @@ struct Session {
   int exchanges = 0;
   std::string started_at;
   std::uint16_t step_name = 0;
+  stepclock::CpuWaitSample cpu_wait_start;  // at init: the window the sched.* provenance covers
+  // Per step, how long the stepping thread waited for a CPU inside it (sched.step_wait_ns): a
+  // rank that shares its core with another process is slow in exactly the steps it waited.
+  long long step_wait_start = -1;
+  std::vector<std::pair<std::int32_t, long long>> step_waits;
+  std::int32_t open_step = -1;
 };
 
 Session* g_session = nullptr;
@@ -181,6 +187,8 @@ int stepclock_init(MPI_Comm comm, int64_t capacity_events) {
     session->buffer =
         std::make_unique<EventBuffer>(session->rank, static_cast<std::size_t>(capacity_events));
     session->started_at = stepclock::iso8601_utc_now();
+    session->cpu_wait_start = stepclock::sample_cpu_wait();
+    session->step_waits.reserve(4096);  // steps beyond it grow the list (outside the timing)
     g_session = session.release();
     g_session->step_name = stepclock_name("step");
     return 0;
@@ -254,11 +262,20 @@ void stepclock_end(stepclock_region region) {
 stepclock_region stepclock_step_begin(int32_t step) {
   Session* s = g_session;
   if (s == nullptr) return EventBuffer::kDropped;
+  s->open_step = step;
+  s->step_wait_start = stepclock::thread_cpu_wait_ns();
   return stepclock_begin(STEPCLOCK_STEP, s->step_name, stepclock_ids{step, -1, -1, -1, 0});
 }
 
 void stepclock_step_end(stepclock_region region) {
   stepclock_end(region);
+  Session* s = g_session;
+  if (s != nullptr && s->open_step >= 0 && s->step_wait_start >= 0) {
+    const long long now = stepclock::thread_cpu_wait_ns();
+    if (now >= s->step_wait_start)
+      s->step_waits.emplace_back(s->open_step, now - s->step_wait_start);
+  }
+  if (s != nullptr) s->open_step = -1;
 }
 
 int stepclock_record(const stepclock_event* event) {
@@ -307,6 +324,18 @@ int stepclock_write_run_file(const char* path, const char* config_json) {
   std::string message;
   try {
     for (auto& entry : stepclock::rank_provenance()) s.provenance.push_back(std::move(entry));
+    for (auto& entry :
+         stepclock::cpu_wait_provenance(s.cpu_wait_start, stepclock::sample_cpu_wait())) {
+      s.provenance.push_back(std::move(entry));
+    }
+    if (!s.step_waits.empty()) {
+      std::string list;  // "step:ns,step:ns,..."
+      for (const auto& [step, ns] : s.step_waits) {
+        if (!list.empty()) list += ',';
+        list += std::to_string(step) + ':' + std::to_string(ns);
+      }
+      s.provenance.emplace_back("sched.step_wait_ns", std::move(list));
+    }
     for (auto& entry : stepclock::job_provenance(s.comm)) {
       s.job_provenance.push_back(std::move(entry));
     }

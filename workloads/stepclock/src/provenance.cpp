@@ -3,14 +3,18 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string_view>
+
+#include "stepclock/clock.hpp"
 
 extern char** environ;
 
@@ -78,6 +82,43 @@ std::string host_name() {
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
   return name;
+}
+
+CpuWaitSample sample_cpu_wait() {
+  CpuWaitSample sample;
+  sample.wall_ns = monotonic_ns();
+  std::error_code error;
+  long long wait = 0, cpu = 0;
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+    std::ifstream in(task.path() / "schedstat");
+    long long run_ns = 0, waited_ns = 0;
+    if (!(in >> run_ns >> waited_ns)) continue;  // the thread ended, or no schedstat
+    cpu += run_ns;
+    wait += waited_ns;
+    any = true;
+  }
+  if (!error && any) {
+    sample.wait_ns = wait;
+    sample.cpu_ns = cpu;
+  }
+  return sample;
+}
+
+long long thread_cpu_wait_ns() {
+  std::ifstream in("/proc/thread-self/schedstat");
+  long long run_ns = 0, waited_ns = 0;
+  return in >> run_ns >> waited_ns ? waited_ns : -1;
+}
+
+KeyValues cpu_wait_provenance(const CpuWaitSample& start, const CpuWaitSample& end) {
+  KeyValues out;
+  if (start.wait_ns < 0 || end.wait_ns < 0 || end.wall_ns <= start.wall_ns) return out;
+  // Threads that ended in between take their counts with them: never report less than zero.
+  out.emplace_back("sched.wait_ns", std::to_string(std::max(0LL, end.wait_ns - start.wait_ns)));
+  out.emplace_back("sched.cpu_ns", std::to_string(std::max(0LL, end.cpu_ns - start.cpu_ns)));
+  out.emplace_back("sched.wall_ns", std::to_string(end.wall_ns - start.wall_ns));
+  return out;
 }
 
 std::string iso8601_utc_now() {

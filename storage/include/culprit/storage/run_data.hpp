@@ -51,6 +51,11 @@ struct RunData {
   std::vector<Event> events;       // ordered by (step, rank, begin_ns)
   std::vector<ClockModel> clocks;  // indexed by rank
   std::map<std::string, std::string> meta;
+  // [rank][step]: how long the rank's stepping thread waited for a CPU while runnable inside
+  // that step (its sched.step_wait_ns provenance; NaN: not recorded; empty: no rank recorded
+  // it). A fact about the machine, not the truth of an injection: another process sharing a
+  // rank's core shows here.
+  std::vector<std::vector<double>> step_cpu_wait_ns;
 
   int name_index(const std::string& name) const;  // -1 when absent
 };

@@ -51,6 +51,11 @@ struct RunCulprit {
   double excess_ms = 0;  // median excess over those steps
   int steps_blamed = 0;
   int steady_steps = 0;
+  // Non-empty when the rank's cost is explained by waiting for a CPU (its threads runnable but
+  // not running, from its sched.* provenance, beyond its peers'): another process shared its
+  // core. The divergence is then the environment's, not the code's; the text says what to do.
+  std::string environment;
+  bool is_code() const { return found && environment.empty(); }
 };
 
 // The waiting a culprit caused on the other ranks: a symptom, not a cause.

@@ -63,7 +63,8 @@ struct Scorecard {
   int large_hits = 0;
   double control_median_ms = 0;
   int false_positives = 0;
-  double false_positive_rate = 0;         // over controls
+  int environment_controls = 0;    // controls whose divergence the machine explains (not counted)
+  double false_positive_rate = 0;  // over controls
   std::optional<double> smallest_hit_ms;  // the smallest delay blamed correctly in every run
 };
 

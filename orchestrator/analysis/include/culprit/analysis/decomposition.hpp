@@ -43,7 +43,8 @@ struct Culprit {
   double excess_ns = 0;
   double typical_ns = 0;
   double threshold_ns = 0;
-  EventIndex event = kNoEvent;  // the collective's event on that rank for a late call
+  EventIndex event = kNoEvent;  // the phase's event; for a late call the collective's
+  bool late_call = false;       // a host gap before a collective, not a phase: layer = bucket
 };
 
 struct StepDecomposition {
