@@ -179,7 +179,8 @@ CREATE UNIQUE INDEX configurations_current_label ON configurations (experiment_i
 
 // Version 3: events interned (issue 17). The rows are the run file's event_rows (kind and name
 // as integers, their tables from the run file's one DDL), names per run in run_event_names; the
-// text rows of versions 1 and 2 are rewritten in place, keeping their rowids, so every run's range stays.
+// text rows of versions 1 and 2 are rewritten in place, keeping their rowids, so every run's range
+// stays.
 constexpr const char* kVersion3 = R"sql(
 CREATE TABLE run_event_names (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
