@@ -123,12 +123,15 @@ void remove_store(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
-// Bytes the events table takes in the store (SQLite's dbstat), else the store's files.
+// Bytes the event tables take in the store (SQLite's dbstat: the interned rows and the run's
+// names, schema 3), else the store's files.
 double stored_bytes(const std::string& store_path) {
   try {
     storage::Db db(store_path, storage::Db::Mode::kReadOnly);
-    storage::Statement stmt(db, "SELECT sum(pgsize) FROM dbstat WHERE name = 'events'");
-    if (stmt.step()) return static_cast<double>(stmt.column_int(0));
+    storage::Statement stmt(db,
+                            "SELECT sum(pgsize) FROM dbstat WHERE name IN ('event_rows', "
+                            "'run_event_names')");
+    if (stmt.step() && stmt.column_int(0) > 0) return static_cast<double>(stmt.column_int(0));
   } catch (const std::exception&) {
   }
   double bytes = 0;
