@@ -3,59 +3,26 @@
 // (0 and -0 as 0). The text is what configuration hashes cover, so it must not change for an
 // unchanged configuration (tests/data/manifests/resolved/ pins it).
 
-#include <charconv>
-#include <cmath>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "culprit/common/json.hpp"
 #include "stepmodel/config.hpp"
 
 namespace stepmodel {
 namespace {
 
+// One escaping and one number format for every JSON culprit writes (common/).
 std::string quoted(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out.push_back(kHex[(c >> 4) & 0xF]);
-          out.push_back(kHex[c & 0xF]);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
+  std::string out;
+  culprit::append_json_string(out, text);
   return out;
 }
 
 std::string number(double value) {
-  if (!std::isfinite(value)) throw std::invalid_argument("JSON cannot hold a non-finite number");
-  if (value == 0) return "0";
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
+  return culprit::format_number(value);
 }
 
 std::string boolean(bool value) {
