@@ -280,7 +280,7 @@ def stored_runs(db):
     if not con.execute("select count(*) from sqlite_master where name='runs'").fetchone()[0]:
         return 0
     return con.execute("select count(*) from runs").fetchone()[0] + \
-        con.execute("select count(*) from event_rows").fetchone()[0]
+        con.execute("select coalesce(sum(events), 0) from run_event_packs").fetchone()[0]
 
 
 def mode_bad():

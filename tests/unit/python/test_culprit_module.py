@@ -149,7 +149,7 @@ class StepClockTest(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(d)), ["config.json", "run.db"])  # no temp left
             db = sqlite3.connect(out)
             meta = dict(db.execute("SELECT key, value FROM meta"))
-            self.assertEqual(meta["format_version"], "2")
+            self.assertEqual(meta["format_version"], "3")
             self.assertEqual((meta["ranks"], meta["warmup_steps"], meta["steps"]), ("1", "1", "3"))
             self.assertEqual(meta["source"], "unit")
             echo = db.execute("SELECT json FROM config_echo").fetchone()[0]

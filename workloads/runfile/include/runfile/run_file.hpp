@@ -13,9 +13,10 @@
 
 namespace runfile {
 
-// Format 2: kinds and names interned (event_rows holds integers; the `events` view shows text).
-// Format 1 (kind and name as text in `events`) is still read by storage.
-inline constexpr int kFormatVersion = 2;
+// Format 3: events packed per rank in event_packs (runfile/packed.hpp) or, as format 2 wrote
+// them (the Python module still does), rows of event_rows; the `events` view shows both as text.
+// Formats 2 (rows only) and 1 (kind and name as text in `events`) are still read by storage.
+inline constexpr int kFormatVersion = 3;
 
 enum class EventKind : std::uint8_t { kCompute = 0, kCollective = 1, kHost = 2, kStep = 3 };
 inline constexpr int kEventKindCount = 4;
