@@ -211,29 +211,10 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
   std::vector<std::int64_t> values;
   std::vector<Event> decoded;
   if (run.events.empty()) {
-    std::int64_t lo = 0;
-    std::int64_t hi = -1;
-    std::size_t total = 0;
+    // Calls `count` with the step of every event kept, pack by pack.
     std::vector<std::int64_t> steps;
     std::vector<std::int64_t> kinds;
-    for (const StoredPack& p : packs) {
-      const runfile::PackReader pack = reader(db, run_id, p);
-      steps.resize(pack.count());
-      kinds.resize(pack.count());
-      pack.column(runfile::kPackStep, steps.data());
-      pack.column(runfile::kPackKind, kinds.data());
-      for (std::size_t i = 0; i < pack.count(); ++i) {
-        if (selection == EventSelection::kStepsOnly &&
-            kinds[i] != static_cast<std::int64_t>(EventKind::kStep))
-          continue;
-        if (total == 0 || steps[i] < lo) lo = steps[i];
-        if (total == 0 || steps[i] > hi) hi = steps[i];
-        ++total;
-      }
-    }
-    // A counting array as long as the steps span; a sparse numbering sorts instead (below).
-    if (total > 0 && static_cast<std::uint64_t>(hi - lo) <= 4 * total + 4096) {
-      std::vector<std::size_t> next(static_cast<std::size_t>(hi - lo) + 2, 0);
+    auto each_step = [&](auto&& count) {
       for (const StoredPack& p : packs) {
         const runfile::PackReader pack = reader(db, run_id, p);
         steps.resize(pack.count());
@@ -241,12 +222,24 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
         pack.column(runfile::kPackStep, steps.data());
         pack.column(runfile::kPackKind, kinds.data());
         for (std::size_t i = 0; i < pack.count(); ++i) {
-          if (selection == EventSelection::kStepsOnly &&
-              kinds[i] != static_cast<std::int64_t>(EventKind::kStep))
-            continue;
-          ++next[static_cast<std::size_t>(steps[i] - lo) + 1];
+          if (selection == EventSelection::kAll ||
+              kinds[i] == static_cast<std::int64_t>(EventKind::kStep))
+            count(steps[i]);
         }
       }
+    };
+    std::int64_t lo = 0;
+    std::int64_t hi = -1;
+    std::size_t total = 0;
+    each_step([&](std::int64_t step) {
+      if (total == 0 || step < lo) lo = step;
+      if (total == 0 || step > hi) hi = step;
+      ++total;
+    });
+    // A counting array as long as the steps span; a sparse numbering sorts instead (below).
+    if (total > 0 && static_cast<std::uint64_t>(hi - lo) <= 4 * total + 4096) {
+      std::vector<std::size_t> next(static_cast<std::size_t>(hi - lo) + 2, 0);
+      each_step([&](std::int64_t step) { ++next[static_cast<std::size_t>(step - lo) + 1]; });
       std::partial_sum(next.begin(), next.end(), next.begin());
       run.events.resize(total);
       for (StoredPack& p : packs) {

@@ -154,19 +154,7 @@ TEST_CASE("run files: the events view decodes the packs as C++ does; loading sor
                              "event_names n ON n.name = e.name)");
     std::vector<decltype(key(c.events[0]))> from_sql;
     while (view.step()) {
-      runfile::EventRecord e;
-      e.rank = static_cast<std::int32_t>(view.column_int(0));
-      e.step = static_cast<std::int32_t>(view.column_int(1));
-      e.microbatch = static_cast<std::int32_t>(view.column_int(2));
-      e.layer = static_cast<std::int32_t>(view.column_int(3));
-      e.seq = static_cast<std::int32_t>(view.column_int(4));
-      e.kind = static_cast<runfile::EventKind>(view.column_int(5));
-      e.name = static_cast<std::uint16_t>(view.column_int(6));
-      e.begin_ns = view.column_int(7);
-      e.end_ns = view.column_int(8);
-      e.bytes = view.column_int(9);
-      e.device = static_cast<std::int16_t>(view.column_int(10));
-      e.stream = static_cast<std::int16_t>(view.column_int(11));
+      const runfile::EventRecord e = read_event_record(view);
       from_sql.push_back(key(e));
     }
     std::vector<decltype(key(c.events[0]))> expected;

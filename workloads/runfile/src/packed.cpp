@@ -5,35 +5,43 @@
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 namespace runfile {
 namespace {
 
-std::int64_t value_of(const EventRecord& e, int column) {
+// The values of one column, the switch outside the loop.
+void column_values(std::span<const EventRecord> events, int column, std::int64_t* out) {
+  auto each = [&](auto&& get) {
+    for (std::size_t i = 0; i < events.size(); ++i) out[i] = get(events[i]);
+  };
   switch (column) {
     case kPackStep:
-      return e.step;
+      return each([](const EventRecord& e) { return std::int64_t{e.step}; });
     case kPackMicrobatch:
-      return e.microbatch;
+      return each([](const EventRecord& e) { return std::int64_t{e.microbatch}; });
     case kPackLayer:
-      return e.layer;
+      return each([](const EventRecord& e) { return std::int64_t{e.layer}; });
     case kPackSeq:
-      return e.seq;
+      return each([](const EventRecord& e) { return std::int64_t{e.seq}; });
     case kPackKind:
-      return static_cast<std::uint8_t>(e.kind);
+      return each(
+          [](const EventRecord& e) { return std::int64_t{static_cast<std::uint8_t>(e.kind)}; });
     case kPackName:
-      return e.name;
+      return each([](const EventRecord& e) { return std::int64_t{e.name}; });
     case kPackBegin:
-      return e.begin_ns;
+      return each([](const EventRecord& e) { return e.begin_ns; });
     case kPackDuration:
-      return static_cast<std::int64_t>(static_cast<std::uint64_t>(e.end_ns) -
-                                       static_cast<std::uint64_t>(e.begin_ns));
+      return each([](const EventRecord& e) {
+        return static_cast<std::int64_t>(static_cast<std::uint64_t>(e.end_ns) -
+                                         static_cast<std::uint64_t>(e.begin_ns));
+      });
     case kPackBytes:
-      return e.bytes;
+      return each([](const EventRecord& e) { return e.bytes; });
     case kPackDevice:
-      return e.device;
+      return each([](const EventRecord& e) { return std::int64_t{e.device}; });
     default:
-      return e.stream;
+      return each([](const EventRecord& e) { return std::int64_t{e.stream}; });
   }
 }
 
@@ -77,33 +85,39 @@ void decode(const unsigned char* at, std::size_t n, std::uint64_t base, std::int
 
 std::vector<unsigned char> pack_events(std::span<const EventRecord> events) {
   const std::size_t n = events.size();
+  std::vector<std::int64_t> values(n * kPackColumns);
   int width[kPackColumns];
   std::uint64_t base[kPackColumns];
   std::size_t total = kPackHeaderBytes;
   for (int c = 0; c < kPackColumns; ++c) {
-    std::int64_t lo = 0;
-    std::int64_t hi = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::int64_t v = value_of(events[i], c);
-      if (i == 0 || v < lo) lo = v;
-      if (i == 0 || v > hi) hi = v;
-    }
-    width[c] = bytes_for(static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo));
+    std::int64_t* v = values.data() + n * static_cast<std::size_t>(c);
+    column_values(events, c, v);
+    const auto [lo, hi] =
+        n == 0 ? std::pair<std::int64_t*, std::int64_t*>(v, v) : std::minmax_element(v, v + n);
+    const std::int64_t min = n == 0 ? 0 : *lo;
+    const std::int64_t max = n == 0 ? 0 : *hi;
+    width[c] = bytes_for(static_cast<std::uint64_t>(max) - static_cast<std::uint64_t>(min));
     // Width 8 stores the values themselves, so a plain SQL sum never overflows.
-    base[c] = width[c] == 8 ? 0 : static_cast<std::uint64_t>(lo);
+    base[c] = width[c] == 8 ? 0 : static_cast<std::uint64_t>(min);
     total += n * static_cast<std::size_t>(width[c]);
   }
   std::vector<unsigned char> out(total);
   out[0] = kPackLayout;
   out[1] = kPackColumns;
-  std::size_t at = kPackHeaderBytes;
+  unsigned char* at = out.data() + kPackHeaderBytes;
   for (int c = 0; c < kPackColumns; ++c) {
     out[2 + static_cast<std::size_t>(c)] = static_cast<unsigned char>(width[c]);
     put_u64(out.data() + 2 + kPackColumns + 8 * static_cast<std::size_t>(c), base[c]);
     const int w = width[c];
+    const std::int64_t* v = values.data() + n * static_cast<std::size_t>(c);
     for (std::size_t i = 0; i < n && w > 0; ++i) {
-      const std::uint64_t v = static_cast<std::uint64_t>(value_of(events[i], c)) - base[c];
-      for (int b = 0; b < w; ++b) out[at++] = static_cast<unsigned char>(v >> (8 * b));
+      const std::uint64_t u = static_cast<std::uint64_t>(v[i]) - base[c];
+      if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(at, &u, static_cast<std::size_t>(w));
+      } else {
+        for (int b = 0; b < w; ++b) at[b] = static_cast<unsigned char>(u >> (8 * b));
+      }
+      at += w;
     }
   }
   return out;
