@@ -60,7 +60,7 @@ CREATE TABLE event_packs (
 -- The events as rows (format 2, the Python module) and decoded from the packs (format 3: the
 -- C++ writer), kind and name as text. The packs' part is runfile::packed_events_select
 -- ("event_packs", "") verbatim (a unit test keeps them equal): slow on large runs (plain SQL
--- decodes every byte), where `culprit export` is the faster way out.
+-- decodes every byte), where culprit's own reader (storage::load_run_file) is the fast way.
 CREATE VIEW events AS
   SELECT e.rank, e.step, e.microbatch, e.layer, e.seq, k.name AS kind, n.name AS name,
          e.begin_ns, e.end_ns, e.bytes, e.device, e.stream
