@@ -141,7 +141,7 @@ std::vector<runfile::EventRecord> read_run_file_events(Db& store, const Attached
     while (rows.step()) events.push_back(read_event_record(rows));
   }
   if (file.format() >= 3) {
-    Statement packs(store, "SELECT rank, events, data FROM run.event_packs ORDER BY rank");
+    Statement packs(store, "SELECT rank, events, data FROM run.event_packs ORDER BY rank, rowid");
     while (packs.step()) {
       const auto blob = packs.column_blob(2);
       try {
@@ -225,7 +225,7 @@ std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t 
   check_run_file_packs(store, file);
   copy(
       "INSERT INTO run_event_packs (run_id, rank, events, data) SELECT ?1, rank, events, data "
-      "FROM run.event_packs ORDER BY rank");
+      "FROM run.event_packs ORDER BY rank, rowid");
   return store.query_int("SELECT coalesce(sum(events), 0) FROM run.event_packs").value_or(0);
 }
 

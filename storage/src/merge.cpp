@@ -68,7 +68,7 @@ std::int64_t copy_run(Db& out, std::int64_t src_run, std::int64_t experiment_id,
   }
   Statement packs(out,
                   "INSERT INTO run_event_packs (run_id, rank, events, data) SELECT ?2, rank, "
-                  "events, data FROM src.run_event_packs WHERE run_id = ?1 ORDER BY rank");
+                  "events, data FROM src.run_event_packs WHERE run_id = ?1 ORDER BY rank, id");
   packs.bind(1, src_run).bind(2, new_id).run();
   return new_id;
 }

@@ -223,9 +223,9 @@ CREATE TABLE run_event_packs (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   rank   INTEGER NOT NULL,
   events INTEGER NOT NULL,
-  data   BLOB NOT NULL,
-  UNIQUE (run_id, rank)
+  data   BLOB NOT NULL
 );
+CREATE INDEX run_event_packs_by_run ON run_event_packs (run_id, rank);
 )sql";
 
 std::string version4_finish() {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "culprit/storage/ingest.hpp"
 #include "runfile/packed.hpp"
 
 namespace culprit::storage {
@@ -22,19 +23,21 @@ EventKind parse_kind(std::string_view kind) {
 }
 
 constexpr const char* kEventSelect =
-    "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes ";
+    "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes, device, "
+    "stream ";
 
-// The columns of kEventSelect but kind and name.
+// The columns of kEventSelect but kind and name (read_event_record's order).
 Event read_event(Statement& stmt) {
+  const runfile::EventRecord r = read_event_record(stmt);
   Event e;
-  e.rank = static_cast<std::int32_t>(stmt.column_int(0));
-  e.step = static_cast<std::int32_t>(stmt.column_int(1));
-  e.microbatch = static_cast<std::int32_t>(stmt.column_int(2));
-  e.layer = static_cast<std::int32_t>(stmt.column_int(3));
-  e.seq = static_cast<std::int32_t>(stmt.column_int(4));
-  e.begin_ns = stmt.column_int(7);
-  e.end_ns = stmt.column_int(8);
-  e.bytes = stmt.column_int(9);
+  e.rank = r.rank;
+  e.step = r.step;
+  e.microbatch = r.microbatch;
+  e.layer = r.layer;
+  e.seq = r.seq;
+  e.begin_ns = r.begin_ns;
+  e.end_ns = r.end_ns;
+  e.bytes = r.bytes;
   return e;
 }
 
@@ -175,8 +178,8 @@ struct StoredPack {
 // The packs of a run (store: run_event_packs of run_id; run file: event_packs), rank order.
 std::vector<StoredPack> read_packs(Db& db, bool store, std::int64_t run_id) {
   Statement stmt(db, store ? "SELECT rank, events, data FROM run_event_packs WHERE run_id = ?1 "
-                             "ORDER BY rank"
-                           : "SELECT rank, events, data FROM event_packs ORDER BY rank");
+                             "ORDER BY rank, id"
+                           : "SELECT rank, events, data FROM event_packs ORDER BY rank, rowid");
   if (store) stmt.bind(1, run_id);
   std::vector<StoredPack> packs;
   while (stmt.step()) {
@@ -242,12 +245,26 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
       each_step([&](std::int64_t step) { ++next[static_cast<std::size_t>(step - lo) + 1]; });
       std::partial_sum(next.begin(), next.end(), next.begin());
       run.events.resize(total);
+      // A rank's later pack must continue its earlier one in (step, begin_ns) order (the
+      // writer's packs do); otherwise the placed events are sorted after all.
+      bool ordered = true;
+      bool any = false;
+      Event previous;
       for (StoredPack& p : packs) {
         decode_pack(db, run_id, p.rank, reader(db, run_id, p), selection, run, values, decoded);
+        if (any && !decoded.empty() && previous.rank == p.rank &&
+            std::tie(decoded.front().step, decoded.front().begin_ns) <
+                std::tie(previous.step, previous.begin_ns))
+          ordered = false;
+        if (!decoded.empty()) {
+          previous = decoded.back();
+          any = true;
+        }
         for (const Event& e : decoded)
           run.events[next[static_cast<std::size_t>(e.step - lo)]++] = e;
         p.data = {};  // freed as soon as placed
       }
+      if (!ordered) sort_events(run);
       return;
     }
   }

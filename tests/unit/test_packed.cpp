@@ -297,3 +297,56 @@ TEST_CASE("a run file with a damaged pack is refused at ingest, the store unchan
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
   fs::remove(path);
 }
+
+TEST_CASE("a rank with more than kPackMaxEvents events takes several packs, read in order") {
+  const std::string path = temp("long.run.db");
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd"};
+  const std::size_t n = 2 * runfile::kPackMaxEvents + 5;
+  for (int rank = 0; rank < 2; ++rank) {
+    for (std::size_t i = 0; i < n; ++i) {
+      runfile::EventRecord e;
+      e.rank = rank;
+      e.step = static_cast<std::int32_t>(i / 100);
+      e.name = i % 100 == 0 ? 0 : 1;
+      e.kind = i % 100 == 0 ? runfile::EventKind::kStep : runfile::EventKind::kCompute;
+      e.begin_ns = static_cast<std::int64_t>(i) * 1000 + rank;
+      e.end_ns = e.begin_ns + 500;
+      c.events.push_back(e);
+    }
+  }
+  stepclock::write_run_file(path, c);
+  {
+    Db file(path, Db::Mode::kReadOnly);
+    CHECK(file.query_int("SELECT count(*) FROM event_packs").value() == 6);
+    CHECK(file.query_int("SELECT max(events) FROM event_packs").value() ==
+          static_cast<std::int64_t>(runfile::kPackMaxEvents));
+    CHECK(file.query_int("SELECT count(*) FROM events").value() ==
+          static_cast<std::int64_t>(2 * n));
+    CHECK(file.query_int("SELECT max(end_ns) FROM events WHERE rank = 1").value() ==
+          static_cast<std::int64_t>(n - 1) * 1000 + 1 + 500);
+  }
+  const RunData run = load_run_file(path);
+  REQUIRE(run.events.size() == 2 * n);
+  CHECK(std::is_sorted(run.events.begin(), run.events.end(), [](auto& a, auto& b) {
+    return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
+  }));
+  const std::string store_path = temp("long.db");
+  {
+    auto store = store_with_run(store_path);
+    {
+      AttachedRunFile attached(*store, path);
+      Transaction tx(*store);
+      CHECK(copy_run_file(*store, attached, 1) == static_cast<std::int64_t>(2 * n));
+      tx.commit();
+    }
+    const RunData stored = load_run(*store, 1);
+    REQUIRE(stored.events.size() == run.events.size());
+    for (std::size_t i = 0; i < run.events.size(); ++i) {
+      CHECK(std::tie(stored.events[i].rank, stored.events[i].begin_ns) ==
+            std::tie(run.events[i].rank, run.events[i].begin_ns));
+    }
+  }
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
+  fs::remove(path);
+}

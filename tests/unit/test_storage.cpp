@@ -369,7 +369,7 @@ TEST_CASE("the store's event packs and kinds are the run file's") {
   Db run(run_path, Db::Mode::kReadOnly);
   CHECK(columns(*store, "run_event_packs") ==
         "id INTEGER 0;run_id INTEGER 1;rank INTEGER 1;events INTEGER 1;data BLOB 1;");
-  CHECK(columns(run, "event_packs") == "rank INTEGER 0;events INTEGER 1;data BLOB 1;");
+  CHECK(columns(run, "event_packs") == "rank INTEGER 1;events INTEGER 1;data BLOB 1;");
   CHECK(columns(*store, "event_kinds") == columns(run, "event_kinds"));
   CHECK(store->query_int("SELECT count(*) FROM event_kinds").value() == 4);
   store.reset();

@@ -154,11 +154,14 @@ std::vector<EventPack> pack_by_rank(std::span<const EventRecord> events) {
     if (!std::is_sorted(rank_events.begin(), rank_events.end(), before)) {
       std::stable_sort(rank_events.begin(), rank_events.end(), before);
     }
-    EventPack pack;
-    pack.rank = static_cast<std::int32_t>(r);
-    pack.count = static_cast<std::int64_t>(rank_events.size());
-    pack.data = pack_events(rank_events);
-    packs.push_back(std::move(pack));
+    for (std::size_t first = 0; first < rank_events.size(); first += kPackMaxEvents) {
+      const std::size_t n = std::min(kPackMaxEvents, rank_events.size() - first);
+      EventPack pack;
+      pack.rank = static_cast<std::int32_t>(r);
+      pack.count = static_cast<std::int64_t>(n);
+      pack.data = pack_events(std::span<const EventRecord>(rank_events).subspan(first, n));
+      packs.push_back(std::move(pack));
+    }
   }
   return packs;
 }
@@ -279,7 +282,7 @@ std::string packed_events_select(const std::string& table, const std::string& ex
   lut += "'";
   std::string sql = "WITH RECURSIVE lut(b) AS (VALUES (" + lut + ")),\n  h0 AS (SELECT " +
                     (extra.empty() ? "" : "p." + extra + ", ") +
-                    "p.rank AS rank, p.events AS n, p.data AS d";
+                    "p.rowid AS pid, p.rank AS rank, p.events AS n";
   for (int c = 0; c < kPackColumns; ++c) {
     sql += ",\n    " + byte("p.data", std::to_string(3 + c)) + " AS w" + std::to_string(c);
   }
@@ -291,7 +294,9 @@ std::string packed_events_select(const std::string& table, const std::string& ex
     }
     sql += ") AS b" + std::to_string(c);
   }
-  // Materialized: each pack's header is decoded once, not once per event.
+  // Materialized: each pack's header is decoded once, not once per event. The blob itself is
+  // read from the table (joined again below), where SQLite reads it in place: a copy of it in
+  // the CTE would be copied again for every byte read.
   sql += "\n    FROM " + table + " p, lut),\n  h AS MATERIALIZED (SELECT *";
   // Column c starts after the header and the columns before it (1-based for substr).
   std::string start = std::to_string(kPackHeaderBytes + 1);
@@ -310,7 +315,7 @@ std::string packed_events_select(const std::string& table, const std::string& ex
     for (int j = 0; j < 8; ++j) {
       // CASE, not a product: the bytes past the width are never read.
       const std::string term = "(CASE WHEN h.w" + n + " > " + std::to_string(j) + " THEN " +
-                               byte("h.d", pos + (j ? " + " + std::to_string(j) : "")) +
+                               byte("p.data", pos + (j ? " + " + std::to_string(j) : "")) +
                                " ELSE 0 END)";
       v += j == 0 ? term : " | (" + term + " << " + std::to_string(8 * j) + ")";
     }
@@ -322,7 +327,7 @@ std::string packed_events_select(const std::string& table, const std::string& ex
     sql += ",\n  " + (c == kPackDuration ? value(kPackBegin) + " + " + value(c) : value(c)) +
            " AS " + names[c];
   }
-  sql += "\nFROM h JOIN idx ON idx.k < h.n, lut";
+  sql += "\nFROM h JOIN idx ON idx.k < h.n JOIN " + table + " p ON p.rowid = h.pid, lut";
   return sql;
 }
 

@@ -37,19 +37,24 @@ enum PackColumn : int {
 };
 inline constexpr int kPackLayout = 1;
 inline constexpr std::size_t kPackHeaderBytes = 2 + kPackColumns + 8 * kPackColumns;
+// A rank's events are split into packs of at most this many (about 40 KB each), so a pack stays
+// inside one page of the 64 KiB pages and plain SQL reads it in place.
+inline constexpr std::size_t kPackMaxEvents = 2048;
 
-// One rank's events packed.
+// One rank's events packed (or a part of them: a rank's packs follow each other in order).
 struct EventPack {
   std::int32_t rank = 0;
   std::int64_t count = 0;
   std::vector<unsigned char> data;
 };
 
-// Packs events that all belong to one rank (their rank field is not stored), in the order given.
+// Packs events that all belong to one rank (their rank field is not stored), in the order given
+// (any number; pack_by_rank keeps to kPackMaxEvents).
 std::vector<unsigned char> pack_events(std::span<const EventRecord> events);
 
-// Groups `events` by rank (packs in rank order) and orders each rank's events by
-// (step, begin_ns), keeping the given order among equal keys.
+// Groups `events` by rank (packs in rank order, then in order within a rank, at most
+// kPackMaxEvents each) and orders each rank's events by (step, begin_ns), keeping the given
+// order among equal keys.
 std::vector<EventPack> pack_by_rank(std::span<const EventRecord> events);
 
 // A pack's bytes, checked: the constructor throws std::invalid_argument (what is wrong) when
@@ -74,7 +79,8 @@ class PackReader {
 void unpack_events(const PackReader& pack, std::int32_t rank, std::vector<EventRecord>& out);
 
 // A SELECT yielding the run-file event columns (kEventColumns, kind and name still integers)
-// decoded in plain SQL from `table` (columns rank, events, data), for the sqlite3 views;
+// decoded in plain SQL from `table` (a rowid table with columns rank, events, data), for the
+// sqlite3 views;
 // `extra` names further columns of `table` selected first (e.g. "run_id"), "" for none.
 std::string packed_events_select(const std::string& table, const std::string& extra);
 
