@@ -124,6 +124,9 @@ def mode_compare():
     check(e.returncode == 0, "explain works on imported runs")
     if e.returncode == 0:
         doc = json.loads(e.stdout)
+        check(len(doc["explanations"]) == 1 and doc["skipped"] == [],
+              "explain --json: one explanation in the one shape")
+        doc = doc["explanations"][0]
         total = sum(c["ms"] for c in doc["components"]) + doc.get("unclassified_ms", 0)
         check(abs(total - doc["delta_ms"]) <= 0.011,
               f"explain: components + unclassified = delta ({total:.2f} vs {doc['delta_ms']:.2f} ms)")
