@@ -293,3 +293,51 @@ TEST_CASE("a trace's Seq is the collective's identity when every file has one") 
   CHECK(colls[0][0].ordinal == colls[1][1].ordinal);
   CHECK(check_collectives(traces, colls, false).warnings.empty());
 }
+
+TEST_CASE("a partial import lists the collectives whose process group was not all imported") {
+  // Ranks 0 and 2 of 4; group "dp" = {0, 2} (all imported), "0" = the world, "tp" = {2, 3}.
+  auto one = [](int r) {
+    RankTrace t;
+    t.file = "rank" + std::to_string(r) + ".json";
+    t.format = "kineto";
+    t.rank = r;
+    t.world_size = 4;
+    t.group_ranks = {{"0", {0, 1, 2, 3}}, {"dp", {0, 2}}};
+    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+    const char* groups[] = {"dp", "0", "unlisted"};
+    for (int k = 0; k < 3; ++k) {
+      rec(t, "c10d::allreduce_", RecordKind::kOp, 100 + 100 * k, 110 + 100 * k);
+      t.records.back().group = static_cast<std::int32_t>(t.names.intern(groups[k]));
+    }
+    return t;
+  };
+  std::vector<RankTrace> traces = {one(0), one(2)};
+  ImportOptions o;
+  o.partial = true;
+  const ImportedRun run = build_run(traces, o);
+  CHECK(run.summary.incomplete_collectives == 2);
+  std::string incomplete = "?";
+  for (const auto& [key, value] : run.contents.meta)
+    if (key == "incomplete_collectives") incomplete = value;
+  CHECK(incomplete == "1:1 1:2");  // step 1: #1 (the world) and #2 (a group not listed)
+
+  std::vector<std::vector<RankCollective>> colls;
+  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
+  assign_identities(traces, colls);
+  CHECK(collectives_missing_members(traces, colls).size() == 2);
+  traces[1].rank = 1;  // ranks 0 and 1: "dp" now misses rank 2 as well
+  CHECK(collectives_missing_members(traces, colls).size() == 3);
+}
+
+TEST_CASE("Kineto distributedInfo.pg_config gives the process groups' ranks") {
+  const std::string json =
+      R"({"distributedInfo": {"backend": "nccl", "rank": 1, "world_size": 4, "pg_config": [)"
+      R"({"pg_name": "0", "pg_desc": "default_pg", "ranks": [0, 1, 2, 3]},)"
+      R"({"pg_name": "5", "ranks": [1, 3]}, {"pg_name": "bad", "ranks": ["x"]}]},)"
+      R"("traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1",)"
+      R"("pid": 1, "tid": 1, "ts": 10, "dur": 100}]})";
+  const RankTrace t = parse_kineto(json, "rank1.json");
+  REQUIRE(t.group_ranks.size() == 2);
+  CHECK(t.group_ranks.at("0") == std::vector<int>{0, 1, 2, 3});
+  CHECK(t.group_ranks.at("5") == std::vector<int>{1, 3});
+}

@@ -158,6 +158,15 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     });
   }
   const std::vector<RankClock> clocks = clock_models(colls, steps);
+  // Per collective, whether members are missing (meta incomplete_collectives: "step:seq ...").
+  std::string incomplete;
+  if (s.partial) {
+    for (const auto& [step, seq] : collectives_missing_members(traces, colls)) {
+      incomplete += (incomplete.empty() ? "" : " ") + std::to_string(step) + ":" +
+                    std::to_string(seq);
+      ++s.incomplete_collectives;
+    }
+  }
 
   stepclock::RunFileContents& c = out.contents;
   GlobalNames names(c);
@@ -302,6 +311,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
             {"warmup_steps", std::to_string(warmup_until)},
             {"steps", std::to_string(steady)},
             {"partial", s.partial ? "1" : "0"},
+            {"incomplete_collectives", incomplete},
             {"model_flops_per_step", "0"},
             {"parameter_bytes", "0"}};
   c.provenance.push_back({-1, "import_warnings", std::to_string(s.warnings.size())});

@@ -167,6 +167,25 @@ void assign_identities(const std::vector<RankTrace>& traces,
   }
 }
 
+std::set<std::pair<int, int>> collectives_missing_members(
+    const std::vector<RankTrace>& traces, const std::vector<std::vector<RankCollective>>& colls) {
+  std::set<int> imported;
+  for (const RankTrace& t : traces) imported.insert(t.rank);
+  std::set<std::pair<int, int>> missing;
+  for (std::size_t r = 0; r < traces.size(); ++r) {
+    for (const RankCollective& c : colls[r]) {
+      const auto& groups = traces[r].group_ranks;
+      auto g = c.group >= 0 ? groups.find(traces[r].names[static_cast<std::uint32_t>(c.group)])
+                            : groups.end();
+      const bool whole =
+          g != groups.end() && std::all_of(g->second.begin(), g->second.end(),
+                                           [&](int member) { return imported.count(member) > 0; });
+      if (!whole) missing.insert({c.step, c.ordinal});
+    }
+  }
+  return missing;
+}
+
 CollectiveCheck check_collectives(const std::vector<RankTrace>& traces,
                                   const std::vector<std::vector<RankCollective>>& colls,
                                   bool partial) {
