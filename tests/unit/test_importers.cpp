@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <tuple>
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
@@ -340,4 +341,48 @@ TEST_CASE("Kineto distributedInfo.pg_config gives the process groups' ranks") {
   REQUIRE(t.group_ranks.size() == 2);
   CHECK(t.group_ranks.at("0") == std::vector<int>{0, 1, 2, 3});
   CHECK(t.group_ranks.at("5") == std::vector<int>{1, 3});
+}
+
+TEST_CASE("an NCCL kernel is paired with its call by correlation id, not by order") {
+  RankTrace t;
+  t.file = "rank0.json";
+  rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+  // B on the autograd thread (7) is called first but its kernel runs last.
+  rec(t, "c10d::allreduce_", RecordKind::kOp, 50, 60, 7);
+  rec(t, "cudaLaunchKernel", RecordKind::kRuntime, 52, 55, 7);
+  t.records.back().correlation = 12;
+  rec(t, "c10d::broadcast_", RecordKind::kOp, 100, 110);
+  rec(t, "cudaLaunchKernel", RecordKind::kRuntime, 102, 105);
+  t.records.back().correlation = 11;
+  for (auto [name, b, e, corr] : {std::tuple{"ncclKernel_Broadcast", 200, 300, 11},
+                                  std::tuple{"ncclKernel_AllReduce", 400, 500, 12}}) {
+    rec(t, name, RecordKind::kCollectiveWork, b, e, 40);
+    t.records.back().on_device = true;
+    t.records.back().correlation = corr;
+  }
+  const std::vector<RankCollective> c = rank_collectives(t, find_steps(t, StepRule{}));
+  REQUIRE(c.size() == 2);
+  CHECK(t.names[c[0].name] == "c10d::allreduce_");
+  CHECK(c[0].arrival_ns == 50 * us);
+  CHECK(c[0].device_begin_ns == 400 * us);  // both arrivals kept: host 50, device 400
+  CHECK(c[0].completion_ns == 500 * us);
+  CHECK(t.names[c[1].name] == "c10d::broadcast_");
+  CHECK(c[1].device_begin_ns == 200 * us);
+  CHECK(c[1].completion_ns == 300 * us);
+  CHECK(t.warnings.empty());
+}
+
+TEST_CASE("gloo work paired in order is checked against the element count") {
+  RankTrace t;
+  t.file = "rank0.json";
+  rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+  rec(t, "c10d::allreduce_", RecordKind::kOp, 100, 110);
+  t.records.back().numel = 10;
+  rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 120, 150, 2);
+  t.records.back().numel = 99;
+  const std::vector<RankCollective> c = rank_collectives(t, find_steps(t, StepRule{}));
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].completion_ns == 110 * us);  // not paired: the call's own end
+  REQUIRE(t.warnings.size() == 1);
+  CHECK(t.warnings[0].find("different element counts") != std::string::npos);
 }

@@ -232,7 +232,11 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
         ++outside;
         continue;
       }
-      const Phase* region = launch != launch_at.end() ? phase_at(phases, when) : nullptr;
+      // A collective's kernel is its device-side arrival (the call is the host-side one): it
+      // keeps its own name; other kernels are named by the region that launched them.
+      const Phase* region = launch != launch_at.end() && x.kind == RecordKind::kKernel
+                                ? phase_at(phases, when)
+                                : nullptr;
       stepclock::EventRecord e;
       e.kind = stepclock::EventKind::kCompute;
       e.rank = rank;

@@ -178,6 +178,16 @@ def mode_hta():
         check(info["steps"] == expected_steps, f"hta/{name}: {info['steps']} steps == {expected_steps}")
         check(info["kernels"] == sum(c[2] for c in counts),
               f"hta/{name}: {info['kernels']} kernels == {sum(c[2] for c in counts)}")
+        if name == "nccl_parser_config":
+            # DDP's all-reduces are called from the autograd thread, broadcasts from the main
+            # one; every NCCL kernel is paired with its call by correlation id (no order pairing)
+            d = load_json(paths[0])
+            calls = sum(1 for e in d["traceEvents"] if e.get("cat") == "cpu_op"
+                        and str(e.get("name", "")).startswith("c10d::") and "wait" not in e["name"])
+            check(info["collectives"] == calls == 21,
+                  f"hta/{name}: {info['collectives']} collectives == {calls} c10d calls")
+            check(not any("paired in order" in w for w in info["warnings"]),
+                  f"hta/{name}: every NCCL kernel paired with its call by identifiers")
         con = sqlite3.connect(db)
         n = con.execute("select count(*) from runs where status='ok'").fetchone()[0]
         check(n == 1, f"hta/{name}: one ok run stored")
