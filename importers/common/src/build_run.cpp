@@ -162,8 +162,8 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   std::string incomplete;
   if (s.partial) {
     for (const auto& [step, seq] : collectives_missing_members(traces, colls)) {
-      incomplete += (incomplete.empty() ? "" : " ") + std::to_string(step) + ":" +
-                    std::to_string(seq);
+      incomplete +=
+          (incomplete.empty() ? "" : " ") + std::to_string(step) + ":" + std::to_string(seq);
       ++s.incomplete_collectives;
     }
   }

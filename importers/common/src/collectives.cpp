@@ -52,43 +52,78 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
   // Calls on the CPU threads (the main thread, and the autograd thread from which DDP issues its
   // bucket all-reduces), outermost only (c10d::allreduce_ > record_param_comms > nccl:all_reduce
   // is one call); nested records with an element count enrich it.
-  std::vector<const TraceRecord*> cpu;
+  // Only the calls are sorted; records that may enrich one (they carry an element count, a
+  // dtype, a Seq or a process group) find their call by binary search.
+  std::vector<signed char> call_name(trace.names.size(), -1);
+  auto is_call = [&](std::uint32_t name) {
+    if (call_name[name] < 0) call_name[name] = is_collective_call(trace.names[name]) ? 1 : 0;
+    return call_name[name] == 1;
+  };
+  std::vector<const TraceRecord*> found_calls;
+  std::vector<const TraceRecord*> info;
   std::vector<const TraceRecord*> works;
   std::unordered_map<std::int64_t, const TraceRecord*> launch;  // correlation -> runtime call
   for (const TraceRecord& r : trace.records) {
     if (r.kind == RecordKind::kCollectiveWork) {
       works.push_back(&r);
     } else if (!r.on_device) {
-      cpu.push_back(&r);
+      if (is_call(r.name)) {
+        found_calls.push_back(&r);
+      } else if (r.numel >= 0 || r.elem_bytes || r.seq >= 0 || r.group >= 0) {
+        info.push_back(&r);
+      }
       if (r.kind == RecordKind::kRuntime && r.correlation >= 0) launch.emplace(r.correlation, &r);
     }
   }
   auto by_begin = [](const TraceRecord* a, const TraceRecord* b) {
     return a->begin_ns != b->begin_ns ? a->begin_ns < b->begin_ns : a->end_ns > b->end_ns;
   };
-  std::sort(cpu.begin(), cpu.end(), [&](const TraceRecord* a, const TraceRecord* b) {
+  auto by_thread_begin = [&](const TraceRecord* a, const TraceRecord* b) {
     return a->thread != b->thread ? a->thread < b->thread : by_begin(a, b);
-  });
+  };
+  std::sort(found_calls.begin(), found_calls.end(), by_thread_begin);
   std::sort(works.begin(), works.end(), by_begin);
 
-  std::vector<RankCollective> calls;
+  std::vector<RankCollective> calls;  // ordered by (thread, arrival)
   std::vector<std::int64_t> call_thread;
-  std::int64_t open_until = -1;
-  std::int64_t open_thread = 0;
-  for (const TraceRecord* r : cpu) {
-    if (r->thread == open_thread && r->begin_ns < open_until && !calls.empty()) {
-      RankCollective& c = calls.back();  // a record nested in the open call
-      if (c.numel < 0 && r->numel >= 0) c.numel = r->numel;
-      if (c.elem_bytes == 0 && r->elem_bytes) c.elem_bytes = r->elem_bytes;
-      if (c.seq < 0 && r->seq >= 0) c.seq = r->seq;
-      if (c.group < 0 && r->group >= 0) c.group = r->group;
+  std::vector<std::pair<std::size_t, const TraceRecord*>> nested;  // (call, record inside it)
+  for (const TraceRecord* r : found_calls) {
+    if (!calls.empty() && r->thread == call_thread.back() &&
+        r->begin_ns < calls.back().completion_ns) {
+      nested.emplace_back(calls.size() - 1, r);  // a call inside the open one: one collective
       continue;
     }
-    if (!is_collective_call(trace.names[r->name])) continue;
     calls.push_back(collective_of(*r));
     call_thread.push_back(r->thread);
-    open_until = r->end_ns;
-    open_thread = r->thread;
+  }
+  // The call on `thread` that started last at or before `t`, calls.size() when none.
+  auto call_before = [&](std::int64_t thread, std::int64_t t) {
+    std::size_t lo = 0, hi = calls.size();
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      const bool before =
+          call_thread[mid] != thread ? call_thread[mid] < thread : calls[mid].arrival_ns <= t;
+      if (before) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == 0 || call_thread[lo - 1] != thread ? calls.size() : lo - 1;
+  };
+  for (const TraceRecord* r : info) {
+    const std::size_t k = call_before(r->thread, r->begin_ns);
+    if (k < calls.size() && r->begin_ns < calls[k].completion_ns) nested.emplace_back(k, r);
+  }
+  std::sort(nested.begin(), nested.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : by_begin(a.second, b.second);
+  });
+  for (const auto& [k, r] : nested) {  // the first nested record that says wins
+    RankCollective& c = calls[k];
+    if (c.numel < 0 && r->numel >= 0) c.numel = r->numel;
+    if (c.elem_bytes == 0 && r->elem_bytes) c.elem_bytes = r->elem_bytes;
+    if (c.seq < 0 && r->seq >= 0) c.seq = r->seq;
+    if (c.group < 0 && r->group >= 0) c.group = r->group;
   }
 
   // Device work is paired with its call by identifiers: the kernel's correlation id is its
@@ -102,20 +137,8 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
     auto l = launch.find(works[w]->correlation);
     if (l == launch.end()) continue;
     const TraceRecord& at = *l->second;
-    // Calls are ordered by (thread, arrival): the last one to start before the launch holds it.
-    std::size_t lo = 0, hi = calls.size();
-    while (lo < hi) {
-      const std::size_t mid = (lo + hi) / 2;
-      const bool before = call_thread[mid] != at.thread ? call_thread[mid] < at.thread
-                                                        : calls[mid].arrival_ns <= at.begin_ns;
-      if (before) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    if (lo == 0) continue;
-    const std::size_t k = lo - 1;
+    const std::size_t k = call_before(at.thread, at.begin_ns);
+    if (k == calls.size()) continue;
     if (work_of[k] < 0 && call_thread[k] == at.thread && at.begin_ns <= calls[k].completion_ns) {
       work_of[k] = static_cast<int>(w);
       work_used[w] = true;
