@@ -37,6 +37,16 @@ std::string phase_list(const RankTrace& t, const std::vector<Phase>& phases) {
   return out;
 }
 
+// Rank r of a 4-rank Kineto job, with one recorded step.
+RankTrace kineto_rank(int r) {
+  RankTrace t;
+  t.file = "rank" + std::to_string(r) + ".json";
+  t.format = "kineto";
+  t.rank = r;
+  t.world_size = 4;
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("ProfilerStep#N keeps N as the step number") {
@@ -226,11 +236,7 @@ TEST_CASE("legacy names are not JSON-escaped; the rank comes from the file name"
 
 TEST_CASE("a subset of ranks needs --partial") {
   auto one = [](int r) {
-    RankTrace t;
-    t.file = "rank" + std::to_string(r) + ".json";
-    t.format = "kineto";
-    t.rank = r;
-    t.world_size = 4;
+    RankTrace t = kineto_rank(r);
     rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 100);
     rec(t, "layer0", RecordKind::kLabel, 10, 50);
     return t;
@@ -298,11 +304,7 @@ TEST_CASE("a trace's Seq is the collective's identity when every file has one") 
 TEST_CASE("a partial import lists the collectives whose process group was not all imported") {
   // Ranks 0 and 2 of 4; group "dp" = {0, 2} (all imported), "0" = the world, "tp" = {2, 3}.
   auto one = [](int r) {
-    RankTrace t;
-    t.file = "rank" + std::to_string(r) + ".json";
-    t.format = "kineto";
-    t.rank = r;
-    t.world_size = 4;
+    RankTrace t = kineto_rank(r);
     t.group_ranks = {{"0", {0, 1, 2, 3}}, {"dp", {0, 2}}};
     rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
     const char* groups[] = {"dp", "0", "unlisted"};

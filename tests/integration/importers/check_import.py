@@ -53,6 +53,16 @@ def load_json(path):
         return json.load(f)
 
 
+def refused_then_partial(paths, db, needle, what):
+    """Import refused without --partial (stderr holds needle), accepted with it: its --json."""
+    p = run(["import"] + paths + ["--db", db, "--json"], expect=2)
+    check(p.returncode == 2 and needle in p.stderr,
+          f"{what}: without --partial the subset of ranks is refused ({needle})")
+    p = run(["import"] + paths + ["--db", db, "--json", "--partial"])
+    check(p.returncode == 0, f"{what}: imports with --partial")
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
 def torch_cases():
     base = os.path.join(TRACES, "torch-ddp")
     for case in sorted(os.listdir(base)):
@@ -158,17 +168,13 @@ def mode_hta():
         db = fresh("hta.db")
         name = files[0].split("/")[0]
         p = run(["import"] + paths + ["--db", db, "--json"], expect=2)
-        check(p.returncode == 2 and "--partial" in p.stderr,
-              f"hta/{name}: without --partial a subset of ranks is refused")
         check(not os.path.exists(db) or sqlite3.connect(db).execute(
             "select count(*) from sqlite_master where name='runs'").fetchone()[0] == 0
               or sqlite3.connect(db).execute("select count(*) from runs").fetchone()[0] == 0,
               f"hta/{name}: refused import stores nothing")
-        p = run(["import"] + paths + ["--db", db, "--json", "--partial"])
-        check(p.returncode == 0, f"hta/{name}: imports with --partial")
-        if p.returncode:
+        info = refused_then_partial(paths, db, "--partial", f"hta/{name}")
+        if not info:
             continue
-        info = json.loads(p.stdout)
         check(info["ranks"] == len(files), f"hta/{name}: {info['ranks']} ranks")
         check(info["partial"] is True and info["world_size"] == counts[0][3],
               f"hta/{name}: flagged partial of {counts[0][3]} ranks")
@@ -208,14 +214,9 @@ def mode_partial():
         # the legacy format has no world size: the highest rank tells only that rank 1 is missing
         missing = "missing rank(s) 1, 3" if fmt == "kineto" else "missing rank(s) 1)"
         world = 4 if fmt == "kineto" else 3
-        p = run(["import"] + paths + ["--db", db, "--json"], expect=2)
-        check(p.returncode == 2 and missing in p.stderr,
-              f"partial/{fmt}: ranks 0 and 2 of 4 refused without --partial ({missing})")
-        p = run(["import"] + paths + ["--db", db, "--json", "--partial"])
-        check(p.returncode == 0, f"partial/{fmt}: imports with --partial")
-        if p.returncode:
+        info = refused_then_partial(paths, db, missing, f"partial/{fmt} (ranks 0 and 2 of 4)")
+        if not info:
             continue
-        info = json.loads(p.stdout)
         check(info["partial"] is True and info["ranks"] == 2 and info["world_size"] == world,
               f"partial/{fmt}: flagged partial, 2 of {world} ranks")
         check(info["incomplete_collectives"] == 3 * info["steps"],
