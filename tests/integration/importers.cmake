@@ -11,8 +11,8 @@ else()
   message(STATUS "culprit: python3 or shared/traces not found: importer integration tests disabled")
 endif()
 # Trace sets not seen before, generated at test time with real torch (gloo, CPU; make_ddp_traces.py):
-# two stragglers on two ranks in two regions (3 ranks, Kineto v2 layout) and a control (2 ranks,
-# legacy layout); import + attribute must blame each injection's rank and region and nobody in
+# two stragglers on the two ranks in two regions (2 ranks, Kineto v2 layout, gzip) and a control
+# (2 ranks, legacy layout); import + attribute must blame each injection's rank and region and nobody in
 # the control (check_generated.py). Timing-sensitive: other tests stay off the cores meanwhile.
 if(Python3_Interpreter_FOUND)
   set(_torch_python ${CULPRIT_TORCH_PYTHON})
