@@ -371,6 +371,14 @@ TEST_CASE("a partial import cannot decide at collectives whose members were not 
       CHECK(s.last_arriver_decided == !undecided);
     }
   }
+  SUBCASE("a partial run where no imported rank diverges cannot say nobody") {
+    storage::RunData clean = synthesize(four_ranks_sleep());
+    clean.meta["partial"] = "1";
+    clean.meta["incomplete_collectives"] = "2:0";
+    const analysis::RunAttribution a = analysis::attribute_run(clean);
+    CHECK_FALSE(a.culprit.found);
+    CHECK(contains_text(a.cannot_decide, "no imported rank diverges"));
+  }
   SUBCASE("imported before the list existed: every collective is taken as incomplete") {
     const analysis::RunAttribution a = analysis::attribute_run(run);
     CHECK_FALSE(a.culprit.found);

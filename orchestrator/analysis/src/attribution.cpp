@@ -242,7 +242,14 @@ void undecide_partial(const storage::RunData& run, const std::vector<CollectiveT
     c = Culprit();
     if (!s.decomposition.warmup) ++undecided;
   }
-  if (undecided > 0) {
+  if (undecided == 0 && result.incomplete_collectives > 0) {
+    // No imported rank diverges; a rank that was not imported still may have.
+    result.cannot_decide = fmt::format(
+        "partial run: no imported rank diverges, but {} collective(s) have members that were "
+        "not imported, and one of those may be the straggler; import every rank of the job (or "
+        "of the process group) to decide",
+        result.incomplete_collectives);
+  } else if (undecided > 0) {
     result.cannot_decide = fmt::format(
         "partial run: in {} of {} steady steps the culprit was reached through a collective "
         "whose members were not all imported (a missing rank may have arrived later); import "
