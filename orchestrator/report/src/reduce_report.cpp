@@ -123,6 +123,13 @@ std::string reduced_manifest(const analysis::Reduction& r, const ReducedManifest
         "# scaled by {:.4f} = the median of its configuration's {} run medians / its own median.\n",
         c.run_id, r.level_scale, r.run_cv_runs);
   }
+  if (r.model_median_ms > 0) {
+    out += fmt::format(
+        "# Level: the model, simulated at {} ranks ({} seeds), has a median step of {:.2f} ms;\n"
+        "# every duration, gap and transfer below is scaled by {:.4f} to put it on the baseline's\n"
+        "# {:.2f} ms (the simulator scales exactly; the injected delays are not scaled).\n",
+        c.ranks, 15, r.model_median_ms, r.model_scale, c.median_step_ms * r.level_scale);
+  }
   if (r.ranks != c.ranks) {
     out += fmt::format(
         "# Scaled down from {} to {} ranks: every rank keeps its per-rank work. A delay on one "

@@ -45,6 +45,10 @@ struct Reduction {
   // scaled by (median of the configuration's run medians) / (this run's median), 1 when the
   // configuration has fewer than 3 runs.
   double level_scale = 1;
+  // The simulated model's own median step before set_model_level (0: not simulated), and the
+  // factor that put it on the baseline's level (model_level.hpp).
+  double model_median_ms = 0;
+  double model_scale = 1;
   std::vector<std::string> notes;
 };
 
