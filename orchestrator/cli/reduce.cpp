@@ -1,5 +1,6 @@
 // `culprit reduce`: from a baseline and a candidate run (measured, simulated or imported) to a
 // small controlled experiment that injects the blamed causes into a calibrated model of the job.
+#include <algorithm>
 #include <string>
 
 #include "culprit/analysis/model_level.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 constexpr int kLevelDraws = 15;   // simulated runs behind the model's level
 constexpr double kMargin = 0.02;  // the reduced manifest's stats.margin
+constexpr int kFitDraws = 100;    // simulated runs behind a fitted hiccup delay
 
 struct ReduceArgs {
   CommonOptions common;
@@ -69,14 +71,26 @@ int reduce(const ReduceArgs& args) {
     model.ranks = reduction.baseline.ranks;
     const analysis::ModelLevel level = analysis::simulated_level(model, kLevelDraws);
     analysis::set_model_level(reduction, level.median_ms);
+    stepmodel::RunConfig scaled =
+        manifest::make_plan(manifest::parse_manifest(
+                                report::reduced_manifest(reduction, text_options), args.output))
+            .configs.front()
+            .run;
+    // At the reduced experiment's rank count: fewer ranks leave a delayed rank less slack.
+    scaled.ranks = reduction.ranks;
+    analysis::fit_capped_hiccups(reduction, scaled, kFitDraws);
     // Enough runs that the control decides `equivalent` against the model's own noise, at the
     // reduced experiment's rank count.
     if (args.repetitions == 0) {
       model.ranks = reduction.ranks;
-      const double cv = reduction.ranks == reduction.baseline.ranks
-                            ? level.run_cv
-                            : analysis::simulated_level(model, kLevelDraws).run_cv;
-      text_options.repetitions = analysis::repetitions_for(cv, kMargin);
+      const analysis::ModelLevel at_ranks = reduction.ranks == reduction.baseline.ranks
+                                                ? level
+                                                : analysis::simulated_level(model, kLevelDraws);
+      text_options.repetitions =
+          std::max(analysis::repetitions_for(at_ranks.run_cv, kMargin),
+                   analysis::repetitions_for_excess(at_ranks.step_sigma_ms * reduction.model_scale,
+                                                    static_cast<int>(reduction.excess_steps.size()),
+                                                    reduction.step_excess_ms));
     }
   }
   const std::string text = report::reduced_manifest(reduction, text_options);

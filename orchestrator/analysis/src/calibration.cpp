@@ -307,7 +307,7 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
     }
   }
 
-  std::vector<double> cvs;
+  std::vector<std::pair<double, double>> cvs;  // (robust CV, median ms) per compute phase
   double schedule_ns = 0;
   for (std::size_t k = 0; k < n; ++k) {
     // Equal names repeat in imported steps (the occurrence); each stays a phase of its own.
@@ -336,7 +336,7 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
     } else {
       p.phase.ms = ms(median_of(durations[k]));
       p.spread_cv = robust_cv(durations[k]);
-      if (p.phase.ms > 0 && durations[k].size() >= 4) cvs.push_back(p.spread_cv);
+      if (p.phase.ms > 0 && durations[k].size() >= 4) cvs.emplace_back(p.spread_cv, p.phase.ms);
       p.phase.waits = waiting;
     }
     schedule_ns += (p.phase.gap_ms + (p.phase.async ? 0 : p.phase.ms)) * 1e6;
@@ -347,7 +347,18 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
     }
     c.phases.push_back(std::move(p));
   }
-  c.noise_cv = cvs.empty() ? 0 : std::round(median_of(cvs) * 1e4) / 1e4;
+  // The noise of the phases that carry the step: the CVs' median weighted by each phase's
+  // time (an import's many tiny ops, timed to the microsecond, would otherwise set it).
+  std::sort(cvs.begin(), cvs.end());
+  double total = 0, acc = 0;
+  for (const auto& [cv, weight] : cvs) total += weight;
+  for (const auto& [cv, weight] : cvs) {
+    acc += weight;
+    if (2 * acc >= total) {
+      c.noise_cv = std::round(cv * 1e4) / 1e4;
+      break;
+    }
+  }
 
   // Split the phases that collectives were issued inside (see issued_in above).
   if (std::any_of(issued_in.begin(), issued_in.end(), [](int j) { return j >= 0; })) {
