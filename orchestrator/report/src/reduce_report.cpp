@@ -9,8 +9,10 @@
 namespace culprit::report {
 namespace {
 
-// Steps per reduced run at least: a run's median over few steps is noisy (8 steps of a
-// profiler window), and more steps cost the simulator little; hiccups keep their positions.
+// Steps per reduced run when the source had fewer than kFewSteps: a run's median over few
+// steps is noisy (8 steps of a profiler window), and more steps cost the simulator little;
+// hiccups keep their positions.
+constexpr int kFewSteps = 32;
 constexpr int kMinSteps = 64;
 
 // A TOML basic string: imported region names may hold quotes, backslashes, control bytes.
@@ -153,7 +155,8 @@ std::string reduced_manifest(const analysis::Reduction& r, const ReducedManifest
   out += fmt::format(
       "\n[experiment]\nname = {}\nrepetitions = {}\nwarmup_steps = {}\nsteps = {}\nseed = {}\n"
       "order = \"interleaved\"\n",
-      quoted(o.name), o.repetitions, c.warmup_steps, std::max(c.steady_steps, kMinSteps), o.seed);
+      quoted(o.name), o.repetitions, c.warmup_steps,
+      c.steady_steps < kFewSteps ? kMinSteps : c.steady_steps, o.seed);
   out +=
       fmt::format("\n[stats]\nalpha = 0.05\nmargin = 0.02\nmax_repetitions = {}\n", o.repetitions);
   out += fmt::format(

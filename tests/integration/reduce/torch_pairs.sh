@@ -8,6 +8,7 @@
 # - ddp4-matmul-layer1 against ddp2-control is refused (4 vs 2 ranks: not the same job, exit 2);
 #   it is reduced against its own steps instead (the run as baseline and candidate: the
 #   calibration's medians are robust to its 2 hiccup steps of 8), at 4 ranks and (legacy) at 2.
+# The control against itself is refused too (nothing to reduce, exit 2).
 # Both layouts hold the same events: the scaled-down runs are checked on one.
 # Usage: torch_pairs.sh BIN_DIR TRACES_DIR WORK_DIR
 set -euo pipefail
@@ -26,6 +27,15 @@ reduce_and_check() {
   python3 "$here/check_hiccup.py" "$name" "$name.reduce.json" "$name.compare.json" \
     "$name.explain.txt" "$scale"
   rm -rf "$name.db" "$name.db.runs"
+}
+
+# refused NAME DB BASE CAND MESSAGE: reduce exits 2 with MESSAGE and writes nothing.
+refused() {
+  local name=$1 db=$2 base=$3 cand=$4 message=$5 rc=0
+  "$bin/culprit" reduce --db "$db" "$base" "$cand" -o "$name.toml" > "$name.txt" 2>&1 || rc=$?
+  [[ $rc == 2 ]] || { echo "FAIL: $name: exit $rc, expected 2"; cat "$name.txt"; exit 1; }
+  grep -q "$message" "$name.txt" || { echo "FAIL: $name: $(cat "$name.txt")"; exit 1; }
+  [[ ! -e $name.toml ]] || { echo "FAIL: $name: a refused reduce wrote its manifest"; exit 1; }
 }
 
 for layout in legacy kineto; do
@@ -49,14 +59,12 @@ assert 22.5 <= d[0]["ms"] <= 37.5, d
 assert r["excess_steps"] == [3], r["excess_steps"]
 PY
   grep -q '{ name = "layer2"' $layout-sleep.toml
-  [[ $layout == legacy ]] && reduce_and_check "$layout-sleep-1rank" $db 1 2 scaled --ranks 1
-  set +e
-  "$bin/culprit" reduce --db $db 1 3 -o refused.toml > refused.txt 2>&1
-  rc=$?
-  set -e
-  [[ $rc == 2 ]] || { echo "FAIL: ddp4 vs ddp2-control: exit $rc, expected 2"; exit 1; }
-  grep -q "have 2 and 4 ranks: reduce compares two runs of the same job" refused.txt
-  [[ ! -e refused.toml ]] || { echo "FAIL: a refused reduce wrote its manifest"; exit 1; }
+  if [[ $layout == legacy ]]; then
+    reduce_and_check "$layout-sleep-1rank" $db 1 2 scaled --ranks 1
+  fi
+  refused "$layout-ranks" $db 1 3 "have 2 and 4 ranks: reduce compares two runs of the same job"
+  # The control against itself: no straggler beyond noise, nothing to reduce (exit 2).
+  refused "$layout-nothing" $db 1 1 "nothing to reduce: run 1 vs run 1"
   reduce_and_check "$layout-matmul" $db 3 3 native
   python3 - "$layout-matmul.reduce.json" <<'PY'
 import json, sys
@@ -65,6 +73,8 @@ causes = [c for c in r["causes"] if c["rank"] == 2 and c["phase"] == "layer1"]
 assert causes, r["causes"]
 assert sorted(d["step_first"] for d in causes[0]["delays"]) == [2, 5], causes[0]["delays"]
 PY
-  [[ $layout == legacy ]] && reduce_and_check "$layout-matmul-2ranks" $db 3 3 scaled --ranks 2
+  if [[ $layout == legacy ]]; then
+    reduce_and_check "$layout-matmul-2ranks" $db 3 3 scaled --ranks 2
+  fi
 done
 echo ok
