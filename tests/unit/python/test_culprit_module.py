@@ -172,6 +172,12 @@ class StepClockTest(unittest.TestCase):
             self.assertEqual(clocks_rows, [(0, 0.0, 20)])
             self.assertEqual(db.execute("SELECT value FROM provenance WHERE rank = 0 AND "
                                         "key = 'host'").fetchone()[0], cdist.host_name())
+            waits = db.execute("SELECT value FROM provenance WHERE rank = 0 AND "
+                               "key = 'sched.step_wait_ns'").fetchone()
+            if os.path.exists("/proc/thread-self/schedstat"):  # Linux: every step's CPU wait
+                pairs = [p.split(":") for p in waits[0].split(",")]
+                self.assertEqual([int(s) for s, _ in pairs], [0, 1, 2, 3])
+                self.assertTrue(all(int(ns) >= 0 for _, ns in pairs))
             with self.assertRaisesRegex(RuntimeError, "already called"):
                 clock.finish()
 

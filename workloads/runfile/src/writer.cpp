@@ -166,7 +166,8 @@ void sync_file(const std::string& path) {
 
 }  // namespace
 
-void write_run_file(const std::string& path, const RunFileContents& contents) {
+void write_run_file(const std::string& path, const RunFileContents& contents,
+                    Durability durability) {
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
   std::filesystem::remove(temp);
   try {
@@ -184,7 +185,7 @@ void write_run_file(const std::string& path, const RunFileContents& contents) {
       write_events(db, contents);
       db.exec("COMMIT");
     }
-    sync_file(temp);
+    if (durability == Durability::kDurable) sync_file(temp);
     std::filesystem::rename(temp, path);
   } catch (...) {
     std::error_code ignored;

@@ -71,10 +71,16 @@ struct RunFileContents {
   std::string config_json;  // the resolved configuration, echoed verbatim (holds injection truth)
 };
 
+// kDurable: the file is synced before the rename (a run file read after a crash). kScratch: no
+// fsync, for a file the same process reads back and removes (culprit import's hand-over to the
+// store, whose own commit is durable); the rename keeps it atomic.
+enum class Durability { kDurable, kScratch };
+
 // Writes `contents` to `path` atomically: a temporary file beside it is written, synced and
 // renamed, so no reader ever sees a half-written run file under the final name.
 // Throws std::runtime_error naming the path and the SQLite error on failure.
-void write_run_file(const std::string& path, const RunFileContents& contents);
+void write_run_file(const std::string& path, const RunFileContents& contents,
+                    Durability durability = Durability::kDurable);
 
 // The whole DDL of a run file (run_file.sql, embedded at build time).
 std::string_view schema_sql();
