@@ -28,11 +28,6 @@ timeout_s = 300
 [stats]
 max_repetitions = 5
 
-# One core per rank: a process sharing a core slows one rank, whose CPU wait per step
-# (sched.step_wait_ns) the environment check then reads; unbound, both ranks wait alike.
-[launch]
-binding = "core"
-
 [baseline]
 version = "cut25"
 ranks = 2

@@ -24,11 +24,6 @@ steps = 60
 seed = 16
 timeout_s = 300
 
-# One core per rank: a process sharing a core slows one rank, whose CPU wait per step
-# (sched.step_wait_ns) the environment check then reads; unbound, both ranks wait alike.
-[launch]
-binding = "core"
-
 [baseline]
 version = "melt"
 ranks = 2
