@@ -81,6 +81,18 @@ TEST_CASE("a pattern names nsys steps; without a marker the capture is one step"
   REQUIRE(steps.steps.size() == 2);
   CHECK(steps.steps[1].step == 8);
 
+  // A label far longer than any step marker is not matched at all: the regex would recurse
+  // per character and overflow the stack (a crash fuzz_import_kineto found).
+  RankTrace long_label;
+  long_label.file = "rank0.sqlite";
+  rec(long_label, "iteration 1" + std::string(200'000, 'x'), RecordKind::kLabel, 0, 100);
+  rec(long_label, "iteration 2", RecordKind::kLabel, 100, 200);
+  StepRule greedy;
+  greedy.pattern = R"(^iteration (\d+).*$)";
+  const RankSteps one = find_steps(long_label, greedy);
+  REQUIRE(one.steps.size() == 1);
+  CHECK(one.steps[0].step == 2);
+
   RankTrace none;
   none.file = "x.sqlite";
   rec(none, "kernel", RecordKind::kOp, 5, 50);

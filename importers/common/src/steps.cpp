@@ -20,6 +20,15 @@ std::optional<int> profiler_step_number(std::string_view name) {
   return n;
 }
 
+namespace {
+
+// libstdc++'s regex executor recurses once per character: a pattern such as "step(\d+).*" run
+// over a label of ~100 k characters overflowed the stack (fuzz_import_kineto). No step marker
+// is that long, so longer labels are never matched.
+constexpr std::size_t kMaxStepLabelChars = 4096;
+
+}  // namespace
+
 RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
   // The default rule needs no regex (compiling one costs more than reading a small trace).
   const bool profiler_steps = rule.pattern == StepRule{}.pattern;
@@ -38,7 +47,7 @@ RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
     int v = -2;
     if (profiler_steps) {
       v = profiler_step_number(name).value_or(-2);
-    } else if (std::regex_search(name, m, pattern)) {
+    } else if (name.size() <= kMaxStepLabelChars && std::regex_search(name, m, pattern)) {
       v = -3;
       if (m.size() > 1 && m[1].matched) {
         int n = 0;
