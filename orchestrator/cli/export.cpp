@@ -108,7 +108,7 @@ void register_export(CLI::App& app, Outcome& outcome) {
   command->add_option("RUN", o->run, "perfetto: the run to export (see `culprit runs`)");
   command->add_option("--steps", o->steps, "perfetto: only steps FIRST:LAST (inclusive)");
   command->add_option("--ranks", o->ranks, "perfetto: only these ranks, e.g. 0,5,60-63");
-  command->add_option("-o,--output", o->output, "perfetto: the file to write (default: stdout)");
+  command->add_option("-o,--output", o->output, "The file to write (default: stdout)");
   command->callback([&outcome, o, command] {
     if (o->common.json && command->count("--format") > 0 && o->format != "json") {
       throw UsageError("--json and --format " + o->format +
@@ -120,10 +120,23 @@ void register_export(CLI::App& app, Outcome& outcome) {
       outcome.exit_code = exit_code::kOk;
       return;
     }
+    // What only a timeline can use is refused, not silently dropped from a table export.
+    for (const char* only_perfetto : {"RUN", "--steps", "--ranks"}) {
+      if (command->count(only_perfetto) > 0) {
+        throw UsageError(std::string(only_perfetto) + " selects what --format perfetto exports; " +
+                         o->format + " exports every step of the experiment (choose it with " +
+                         "--experiment)");
+      }
+    }
     storage::check_experiment_exists(*db, o->experiment);
     const auto rows = storage::export_steps(*db, o->experiment);
-    std::cout << ((o->common.json || o->format == "json") ? report::steps_json(rows)
-                                                          : report::steps_csv(rows));
+    const std::string text = (o->common.json || o->format == "json") ? report::steps_json(rows)
+                                                                     : report::steps_csv(rows);
+    if (o->output.empty() || o->output == "-") {
+      std::cout << text;
+    } else {
+      write_file(o->output, text);
+    }
     outcome.exit_code = exit_code::kOk;
   });
 }

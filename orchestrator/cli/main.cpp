@@ -79,6 +79,9 @@ int run(int argc, char** argv) {
   } catch (const culprit::UsageError& e) {
     spdlog::error("{}", e.what());
     return exit_code::kUsage;
+  } catch (const culprit::OutputError& e) {
+    spdlog::error("{}", e.what());
+    return exit_code::kInternal;
   } catch (const culprit::RunError& e) {
     spdlog::error("{}", e.what());
     return exit_code::kRunFailed;

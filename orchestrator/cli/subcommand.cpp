@@ -41,17 +41,55 @@ std::unique_ptr<storage::Db> open_existing(const CommonOptions& options) {
   return storage::open_existing_store(store_path(options));
 }
 
+namespace {
+
+// Writes all of `text` to `path` (created or truncated); false when a write failed.
+bool write_whole(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    throw UsageError("cannot write '" + path + "': check that its folder exists and is writable");
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
 void write_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw UsageError("cannot write '" + temp + "': check that its folder exists and is writable");
-    out << text;
-    out.close();
-    if (!out) throw UsageError("writing '" + temp + "' failed (disk full?)");
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto target = fs::status(path, ec);  // through a symlink
+  if (fs::is_directory(target)) {
+    throw UsageError("'" + path + "' is a folder: give a file name to write (-o FILE)");
   }
-  std::filesystem::rename(temp, path);
+  if (fs::exists(target) && !fs::is_regular_file(target)) {
+    // A device, FIFO or socket (/dev/stdout, a pipe): written in place, since renaming a
+    // temporary file onto it would replace the device node with a regular file.
+    if (!write_whole(path, text)) {
+      throw OutputError("writing '" + path + "' failed (disk full?): what it got is incomplete");
+    }
+    return;
+  }
+  // A regular file is replaced whole (a reader never sees half of it); through a symlink, the
+  // file it points to is replaced and the link kept.
+  fs::path file = path;
+  for (int hop = 0; hop < 40 && fs::is_symlink(fs::symlink_status(file, ec)); ++hop) {
+    const fs::path to = fs::read_symlink(file, ec);  // a dangling link too: its target is made
+    file = to.is_absolute() ? to : file.parent_path() / to;
+  }
+  const std::string temp = file.string() + ".tmp";
+  const bool written = write_whole(temp, text);
+  if (written) fs::rename(temp, file, ec);
+  if (!written || ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    if (!written) {
+      throw OutputError("writing '" + temp + "' failed (disk full?); '" + file.string() +
+                        "' was left as it was");
+    }
+    throw UsageError("cannot replace '" + file.string() + "' (" + ec.message() +
+                     "): check its folder");
+  }
 }
 
 void print(const CommonOptions& options, const std::string& json, const std::string& text) {

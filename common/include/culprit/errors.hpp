@@ -13,6 +13,12 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A result could not be written whole (full disk, /dev/full): exit 1, like a failed stdout.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A run or a launch failed (exit 5).
 class RunError : public std::runtime_error {
  public:
