@@ -39,12 +39,12 @@ int explain(const ExplainArgs& args) {
     const stats::StoredExperiment experiment =
         stats::load_stored_experiment(*store, result.experiment);
     if (auto from = manifest::reduced_from_text(experiment.manifest_text)) {
-      std::cout << report::reproduction_text(analysis::reproduction(result, from->target_ms()),
-                                             from->target_ms());
+      print_text(report::reproduction_text(analysis::reproduction(result, from->target_ms()),
+                                           from->target_ms()));
       if (from->step_excess_ms && !from->excess_steps.empty()) {
-        std::cout << report::step_excess_text(
+        print_text(report::step_excess_text(
             analysis::step_excess(*store, result.experiment, from->excess_steps),
-            from->excess_steps, *from->step_excess_ms);
+            from->excess_steps, *from->step_excess_ms));
       }
     }
   }

@@ -1,4 +1,3 @@
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
@@ -10,6 +9,7 @@
 #include "culprit/build_info.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/interrupt.hpp"
+#include "log_sink.hpp"
 #include "subcommand.hpp"
 
 namespace {
@@ -48,7 +48,7 @@ namespace {
 
 int run(int argc, char** argv) {
   // Results go to stdout; every log line goes to stderr so `--json` output stays parseable.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("culprit"));
+  spdlog::set_default_logger(culprit::cli::make_stderr_logger("culprit"));
   spdlog::set_pattern("culprit: %^%l%$: %v");
 
   CLI::App app{"culprit: find the software version and the rank that made a distributed job slow"};

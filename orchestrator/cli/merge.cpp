@@ -41,7 +41,7 @@ void register_merge(CLI::App& app, Outcome& outcome) {
       std::cout << report::merge_json(o->output, merged);
     } else {
       const auto total = storage::count_runs(*db);
-      std::cout << report::merge_text(o->output, merged, total);
+      print_text(report::merge_text(o->output, merged, total));
     }
     outcome.exit_code = exit_code::kOk;
   });

@@ -17,8 +17,11 @@ void register_plan(CLI::App& app, Outcome& outcome) {
   command->callback([&outcome, options, manifest_path] {
     // Planning writes nothing: no database, no files; a bad manifest throws UsageError (exit 2).
     const auto plan = manifest::make_plan(manifest::load_manifest(*manifest_path));
-    std::cout << (options->json ? manifest::render_plan_json(plan) + "\n"
-                                : manifest::render_plan_text(plan));
+    if (options->json) {
+      std::cout << manifest::render_plan_json(plan) + "\n";
+    } else {
+      print_text(manifest::render_plan_text(plan));
+    }
     outcome.exit_code = exit_code::kOk;
   });
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "culprit/errors.hpp"
+#include "culprit/report/terminal_text.hpp"
 #include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
@@ -93,7 +94,15 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 void print(const CommonOptions& options, const std::string& json, const std::string& text) {
-  std::cout << (options.json ? json : text);
+  if (options.json) {
+    std::cout << json;
+  } else {
+    print_text(text);
+  }
+}
+
+void print_text(const std::string& text) {
+  std::cout << report::printable_lines(text);
 }
 
 }  // namespace culprit::cli

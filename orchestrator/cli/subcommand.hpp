@@ -49,6 +49,9 @@ void write_file(const std::string& path, const std::string& text);
 
 // Prints `json` (one document, newline-terminated) with --json, else `text`.
 void print(const CommonOptions& options, const std::string& json, const std::string& text);
+// Prints a text report on stdout: what it quotes from traces and run files (op names, labels)
+// may hold control characters, shown escaped (report::printable_lines), never raw.
+void print_text(const std::string& text);
 
 void register_plan(CLI::App& app, Outcome& outcome);
 void register_run(CLI::App& app, Outcome& outcome);

@@ -2,6 +2,10 @@
 // rule, collective matching by identifiers, clock models, exact timestamps.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <tuple>
 
@@ -399,4 +403,20 @@ TEST_CASE("gloo work paired in order is checked against the element count") {
   CHECK(c[0].completion_ns == 110 * us);  // not paired: the call's own end
   REQUIRE(t.warnings.size() == 1);
   CHECK(t.warnings[0].find("different element counts") != std::string::npos);
+}
+
+TEST_CASE("inputs: a device or FIFO is refused by name; a folder names the files it lacks") {
+  // /dev/zero said "the file is empty" (its size is 0) and a FIFO blocked the import forever.
+  CHECK_THROWS_WITH_AS(expand_inputs({"/dev/zero"}, Format::kAuto),
+                       doctest::Contains("/dev/zero: not a regular file"), culprit::UsageError);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("culprit-inputs-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "rank0.json") << "[]";
+  CHECK(expand_inputs({dir.string()}, Format::kAuto).size() == 1);
+  CHECK_THROWS_WITH_AS(
+      expand_inputs({dir.string()}, Format::kNsys),
+      doctest::Contains("holds no .sqlite or .sqlite3 files, as --format nsys reads"),
+      culprit::UsageError);
+  std::filesystem::remove_all(dir);
 }

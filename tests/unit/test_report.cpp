@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "culprit/report/compare_report.hpp"
+#include "culprit/report/terminal_text.hpp"
 
 using namespace culprit;
 
@@ -170,4 +171,15 @@ TEST_CASE("compare table: each configuration once, notes for missing CIs and ski
   CHECK(text.find("note: version=v1.6: 3 vs 3 runs are too few for a shift CI at alpha 0.025\n") !=
         std::string::npos);
   CHECK(text.find("note: version=v1.7: not compared (no successful runs)\n") != std::string::npos);
+}
+
+TEST_CASE("terminal text: control characters escaped, line breaks kept by printable_lines") {
+  using culprit::report::printable;
+  using culprit::report::printable_lines;
+  CHECK(printable("layer2\x1b[2J\r") == "layer2\\x1b[2J\\x0d");
+  CHECK(printable("a\nb\tc\x7f") == "a\\nb\\tc\\x7f");
+  CHECK(printable_lines("one \x1b[31m\ntwo\r\n") == "one \\x1b[31m\ntwo\\x0d\n");
+  CHECK(printable_lines("") == "");
+  CHECK(printable_lines("\n\n") == "\n\n");
+  CHECK(printable_lines("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 passes through
 }

@@ -28,6 +28,13 @@ bool is_trace_name(const std::string& name, Format f) {
   return json || sqlite;
 }
 
+// The file names a folder is searched for, as the messages say them.
+std::string trace_names(Format f) {
+  if (f == Format::kNsys) return ".sqlite or .sqlite3 files, as --format nsys reads";
+  if (f == Format::kKineto || f == Format::kLegacy) return ".json or .json.gz files";
+  return "trace file (.json, .json.gz, .sqlite or .sqlite3)";
+}
+
 bool is_sqlite_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[16] = {};
@@ -70,13 +77,14 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Fo
         if (entry.is_regular_file() && is_trace_name(entry.path().filename().string(), format))
           found.push_back(entry.path().string());
       }
-      if (found.empty()) {
-        throw UsageError(p + ": the folder holds no trace file (.json, .json.gz or .sqlite)");
-      }
+      if (found.empty()) throw UsageError(p + ": the folder holds no " + trace_names(format));
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(p, ec)) {
+    } else if (fs::is_regular_file(p, ec)) {
       files.push_back(p);
+    } else if (fs::exists(p, ec)) {
+      // A device or FIFO: /dev/zero would read forever, a FIFO without a writer blocks.
+      throw UsageError(p + ": not a regular file (a device, FIFO or socket); give the trace file");
     } else {
       throw UsageError(p + ": no such file or folder");
     }

@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <utility>
 
 #include "culprit/common/sha256.hpp"
+#include "culprit/common/text.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/record_run.hpp"
 #include "culprit/storage/records.hpp"
@@ -94,6 +96,15 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
 ImportOutcome import_into_store(const std::string& db_path, const std::vector<std::string>& paths,
                                 const importers::ImportOptions& options,
                                 const std::string& command_json) {
+  for (const auto& [option, name] :
+       {std::pair{"--experiment", &options.experiment}, std::pair{"--label", &options.label}}) {
+    if (name->empty()) throw UsageError(std::string(option) + " is empty: give it a name");
+    if (const auto at = first_control_character(*name)) {
+      throw UsageError(std::string(option) + ": the name holds a control character at offset " +
+                       std::to_string(*at) +
+                       "; remove tabs, line breaks and escape sequences from it");
+    }
+  }
   importers::ImportedRun run = importers::import_traces(paths, options);
   ImportOutcome outcome;
   outcome.summary = run.summary;

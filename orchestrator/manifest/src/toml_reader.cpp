@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "culprit/common/text.hpp"
+
 namespace culprit::manifest::detail {
 
 std::string child_path(const std::string& parent, std::string_view key) {
@@ -137,14 +139,11 @@ std::optional<std::string> TomlReader::text(const toml::node& node, const std::s
     return std::nullopt;
   }
   // Names end up in tables on a terminal: an escape sequence there must not reach it raw.
-  const auto control = std::find_if(value->begin(), value->end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == '\x7f';
-  });
-  if (control != value->end()) {
+  if (const auto control = first_control_character(*value)) {
     problem(at(node), path, "text without control characters",
             "a string with the control character " +
-                fmt::format("U+{:04X}", static_cast<unsigned char>(*control)) + " at offset " +
-                std::to_string(control - value->begin()),
+                fmt::format("U+{:04X}", static_cast<unsigned char>((*value)[*control])) +
+                " at offset " + std::to_string(*control),
             "remove tabs, line breaks and escape sequences from the text");
     return std::nullopt;
   }

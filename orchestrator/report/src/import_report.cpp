@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "culprit/report/json_writer.hpp"
+#include "culprit/report/terminal_text.hpp"
 
 namespace culprit::report {
 
@@ -45,9 +46,9 @@ std::string import_text(const ImportReport& r) {
       "experiment '{}', configuration '{}'{} repetition {}, median step {:.2f} ms\n",
       r.run_id, s.format, s.ranks,
       s.partial ? fmt::format(" of {} (partial)", s.world_size) : std::string(), s.steps, s.events,
-      s.events_read, s.collectives, s.kernels, r.experiment, r.label,
+      s.events_read, s.collectives, s.kernels, printable(r.experiment), printable(r.label),
       r.baseline ? " (baseline)" : "", r.repetition, r.median_ms);
-  for (const std::string& x : s.warnings) out += "warning: " + x + "\n";
+  for (const std::string& x : s.warnings) out += "warning: " + printable(x) + "\n";
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "culprit/report/terminal_text.hpp"
 
+#include <algorithm>
+
 namespace culprit::report {
 
 std::string printable(std::string_view text) {
@@ -19,6 +21,19 @@ std::string printable(std::string_view text) {
       out += kHex[byte >> 4];
       out += kHex[byte & 0xF];
     }
+  }
+  return out;
+}
+
+std::string printable_lines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (at > 0) out += '\n';
+    out += printable(text.substr(at, end - at));
+    at = end + 1;
   }
   return out;
 }

@@ -422,6 +422,31 @@ def mode_bad():
     path = os.path.join(bad, "notsqlite.sqlite")
     open(path, "wb").write(b"SQLite format 3\0" + b"\xff" * 5000)
     expect_refused("corrupt nsys export", [path], ["--format", "nsys"])
+    # names with control characters: refused on the command line, escaped when a trace holds them
+    esc = "\x1b[31m"
+    for option in ("--experiment", "--label"):
+        p = expect_refused(f"{option} with an escape sequence", [os.path.join(src, "kineto")],
+                           [option, "a" + esc + "b"], needle=f"{option}: the name holds a control character")
+        check("\x1b" not in p.stderr, f"bad/{option} with an escape sequence: stderr holds no raw escape")
+    d = os.path.join(bad, "escapes")
+    os.makedirs(d)
+    sleep = os.path.join(TRACES, "torch-ddp", "ddp2-sleep-layer2", "kineto")
+    for r in (0, 1):
+        text = open(os.path.join(sleep, f"rank{r}.json")).read()
+        open(os.path.join(d, f"rank{r}.json"), "w").write(text.replace('"layer2"', '"layer2\\u001b[2J\\r"'))
+    edb = fresh("escapes.db")
+    p = run(["import", d, "--db", edb, "--json"])
+    check(p.returncode == 0, "escapes: a trace whose label holds an escape sequence imports")
+    run_id = str(json.loads(p.stdout)["run_id"]) if p.returncode == 0 else "1"
+    for args in (["attribute", run_id], ["explain"], ["runs"]):
+        p = run(args + ["--db", edb])
+        check(p.returncode == 0 and "\x1b" not in p.stdout + p.stderr,
+              f"escapes: {args[0]} prints no raw escape sequence")
+    p = run(["attribute", run_id, "--db", edb])
+    check("layer2\\x1b[2J\\x0d" in p.stdout, "escapes: attribute shows the label escaped (layer2\\x1b[2J\\x0d)")
+    p = run(["attribute", run_id, "--db", edb, "--json"])
+    check(p.returncode == 0 and "layer2\\u001b[2J\\r" in p.stdout,
+          "escapes: attribute --json keeps the label as written (JSON-escaped)")
     missing = os.path.join(WORK, "missing.db")
     if os.path.exists(missing):
         os.remove(missing)

@@ -10,4 +10,7 @@ namespace culprit::report {
 
 std::string printable(std::string_view text);
 
+// printable() of each line, the line breaks kept: for whole reports and multi-line messages.
+std::string printable_lines(std::string_view text);
+
 }  // namespace culprit::report
