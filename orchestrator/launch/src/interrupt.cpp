@@ -10,7 +10,7 @@ namespace {
 volatile sig_atomic_t received = 0;
 std::atomic<int> depth{0};
 struct sigaction previous_int {
-}, previous_term{};
+}, previous_term{}, previous_hup{};
 
 extern "C" void on_signal(int signal) {
   received = signal;
@@ -27,6 +27,8 @@ InterruptScope::InterruptScope() {
   action.sa_flags = 0;  // no SA_RESTART: poll() and waitpid() return EINTR at once
   sigaction(SIGINT, &action, &previous_int);
   sigaction(SIGTERM, &action, &previous_term);
+  // The terminal closed (an ssh session dropped): the same orderly stop as SIGTERM.
+  sigaction(SIGHUP, &action, &previous_hup);
   installed_ = true;
 }
 
@@ -35,6 +37,7 @@ InterruptScope::~InterruptScope() {
   if (!installed_) return;
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
+  sigaction(SIGHUP, &previous_hup, nullptr);
 }
 
 int interrupt_signal() {
@@ -44,6 +47,7 @@ int interrupt_signal() {
 std::string signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
+  if (signal == SIGHUP) return "SIGHUP";
   return "signal " + std::to_string(signal);
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15, defect 2: Ctrl-C / SIGTERM during a run. culprit forwards the signal to the run's
+# Issue 15, defect 2: Ctrl-C / SIGTERM (and SIGHUP: the terminal closed) during a run. culprit forwards the signal to the run's
 # process group (mpirun and its ranks), records the run `interrupted`, keeps the rest pending
 # and exits 128 + signal; nothing of the job is left running; running again resumes cleanly.
 source "$(dirname "$0")/common.sh"
@@ -23,6 +23,7 @@ check_signal() {  # check_signal SIGNAL EXIT_CODE
 
 check_signal INT 130
 check_signal TERM 143
+check_signal HUP 129  # the terminal closed: the same orderly stop
 expect_eq "runs in flight after the interruptions" "$(q s.db "SELECT count(*) FROM runs WHERE status = 'running'")" 0
 
 touch go
@@ -30,6 +31,6 @@ touch go
 expect_eq "ok runs after the resume" "$(q s.db "SELECT count(*) FROM runs WHERE status = 'ok'")" 2
 expect_eq "all runs" "$(q s.db "SELECT count(*) FROM runs")" 2
 expect_eq "attempts of the interrupted run" \
-  "$(q s.db "SELECT r.attempt FROM runs r JOIN configurations c ON c.id = r.config_id WHERE c.label = 'version=slow'")" 3
+  "$(q s.db "SELECT r.attempt FROM runs r JOIN configurations c ON c.id = r.config_id WHERE c.label = 'version=slow'")" 4
 expect_eq "integrity_check" "$(q s.db "PRAGMA integrity_check")" ok
-echo "ok: SIGINT -> 130, SIGTERM -> 143, no rank left, resumed to 2 ok runs"
+echo "ok: SIGINT -> 130, SIGTERM -> 143, SIGHUP -> 129, no rank left, resumed to 2 ok runs"

@@ -1,15 +1,17 @@
 #pragma once
-// Ctrl-C and SIGTERM while a sweep runs: the handler only records the signal; the process
-// loop forwards it to the running launch's process group (SIGTERM, then SIGKILL after the
-// grace period), the run is recorded `interrupted`, the sweep stops and culprit exits 128 +
-// signal (130 for SIGINT, 143 for SIGTERM). A later `culprit run` resumes cleanly.
+// Ctrl-C, SIGTERM and SIGHUP (the terminal closed) while a sweep runs: the handler only records the
+// signal; the process loop forwards it to the running launch's process group (SIGTERM, then SIGKILL
+// after the grace period), the run is recorded `interrupted`, the sweep stops and culprit exits 128
+// + signal (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). A later `culprit run` resumes
+// cleanly.
 
 #include <stdexcept>
 #include <string>
 
 namespace culprit::launch {
 
-// Installs the SIGINT/SIGTERM handlers for its lifetime and restores the previous ones after.
+// Installs the SIGINT/SIGTERM/SIGHUP handlers for its lifetime and restores the previous ones
+// after.
 class InterruptScope {
  public:
   InterruptScope();
@@ -35,7 +37,7 @@ class Interrupted : public std::runtime_error {
   int signal_;
 };
 
-// "SIGINT", "SIGTERM", else "signal N".
+// "SIGINT", "SIGTERM", "SIGHUP", else "signal N".
 std::string signal_name(int signal);
 
 }  // namespace culprit::launch
