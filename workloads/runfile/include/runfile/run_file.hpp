@@ -82,6 +82,12 @@ enum class Durability { kDurable, kScratch };
 void write_run_file(const std::string& path, const RunFileContents& contents,
                     Durability durability = Durability::kDurable);
 
+// What every run file's contents must satisfy before they are written (write_run_file) or
+// ingested without a file (the store's copy_run_contents): every event's name indexes `names`,
+// no rank is negative, no name is interned twice, no rank has two clock models. Throws
+// std::runtime_error "<where>: ..." saying which.
+void check_contents(const RunFileContents& contents, const std::string& where);
+
 // The whole DDL of a run file (run_file.sql, embedded at build time).
 std::string_view schema_sql();
 
