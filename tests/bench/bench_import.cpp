@@ -109,12 +109,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < repeats; ++i) {
       const auto files = culprit::importers::expand_inputs(c.files, options.format);
       const Stamp t0 = now();
-      std::vector<culprit::importers::RankTrace> ranks;
+      std::vector<culprit::importers::RankTrace> ranks =
+          culprit::importers::read_traces(files, options.format);
       events = 0;
-      for (const auto& f : files) {
-        ranks.push_back(culprit::importers::read_trace(f, options.format));
-        events += ranks.back().events_read;
-      }
+      for (const auto& r : ranks) events += r.events_read;
       const Stamp t1 = now();
       const auto run = culprit::importers::build_run(std::move(ranks), options);
       const Stamp t2 = now();

@@ -2,8 +2,11 @@
 // rule, collective matching by identifiers, clock models, exact timestamps.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
@@ -399,4 +402,38 @@ TEST_CASE("gloo work paired in order is checked against the element count") {
   CHECK(c[0].completion_ns == 110 * us);  // not paired: the call's own end
   REQUIRE(t.warnings.size() == 1);
   CHECK(t.warnings[0].find("different element counts") != std::string::npos);
+}
+
+TEST_CASE("files read in parallel come back in order; the first bad file's error is thrown") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "culprit_unit_importers_parallel";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  std::vector<std::string> files;
+  for (int r = 0; r < 5; ++r) {
+    files.push_back(write(
+        "rank" + std::to_string(r) + ".json",
+        R"({"distributedInfo": {"rank": )" + std::to_string(r) +
+            R"(, "world_size": 5}, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op)" +
+            std::to_string(r) + R"(", "pid": 1, "tid": 1, "ts": 10, "dur": 5}]})"));
+  }
+  const std::vector<RankTrace> traces = read_traces(files, Format::kAuto);
+  REQUIRE(traces.size() == files.size());
+  for (int r = 0; r < 5; ++r) {
+    CHECK(traces[static_cast<std::size_t>(r)].file == files[static_cast<std::size_t>(r)]);
+    const RankTrace& t = traces[static_cast<std::size_t>(r)];
+    CHECK(t.rank == r);
+    REQUIRE(t.records.size() == 1);
+    CHECK(t.names[t.records[0].name] == "op" + std::to_string(r));
+  }
+  std::vector<std::string> bad = files;
+  bad[2] = write("rank2.json", R"({"traceEvents": [{"ph": "X", "ts": )");
+  bad[4] = write("rank4.json", "");
+  CHECK_THROWS_WITH_AS(read_traces(bad, Format::kAuto), doctest::Contains("rank2.json"),
+                       culprit::UsageError);
+  fs::remove_all(dir);
 }

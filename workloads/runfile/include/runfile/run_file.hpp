@@ -72,8 +72,9 @@ struct RunFileContents {
 };
 
 // kDurable: the file is synced before the rename (a run file read after a crash). kScratch: no
-// fsync, for a file the same process reads back and removes (culprit import's hand-over to the
-// store, whose own commit is durable); the rename keeps it atomic.
+// fsync, for a file the same process reads back and removes (a hand-over to the store, whose
+// own commit is durable; culprit import now skips the file: storage::copy_run_contents); the
+// rename keeps it atomic.
 enum class Durability { kDurable, kScratch };
 
 // Writes `contents` to `path` atomically: a temporary file beside it is written, synced and
