@@ -14,10 +14,10 @@ namespace od = simdjson::ondemand;
 
 std::int64_t number_or_hash(od::value v) {
   std::int64_t n = 0;
-  if (!v.get_int64().get(n)) return n;  // what every real trace has, tried first
   od::json_type type;
   if (v.type().get(type)) return 0;
   if (type == od::json_type::number) {
+    if (!v.get_int64().get(n)) return n;
     double d = 0;
     // An id beyond int64 (or not finite) is no id any real trace has: 0, not undefined behaviour
     // (found by fuzz_import_kineto).
