@@ -6,6 +6,7 @@
 #include <atomic>
 #include <exception>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "culprit/importers/import.hpp"
@@ -33,11 +34,17 @@ std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format
       }
     }
   };
-  {
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
+  std::vector<std::thread> pool;
+  pool.reserve(threads);
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {  // no thread to be had: the others do its files
+      break;
+    }
   }
+  work();  // work() catches everything, so every thread is joined
+  for (std::thread& t : pool) t.join();
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
