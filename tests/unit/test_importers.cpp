@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
@@ -403,6 +404,78 @@ TEST_CASE("gloo work paired in order is checked against the element count") {
   CHECK(c[0].completion_ns == 110 * us);  // not paired: the call's own end
   REQUIRE(t.warnings.size() == 1);
   CHECK(t.warnings[0].find("different element counts") != std::string::npos);
+}
+
+TEST_CASE("files read in parallel come back in order; the first bad file's error is thrown") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "culprit_unit_importers_parallel";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  std::vector<std::string> files;
+  for (int r = 0; r < 5; ++r) {
+    files.push_back(write(
+        "rank" + std::to_string(r) + ".json",
+        R"({"distributedInfo": {"rank": )" + std::to_string(r) +
+            R"(, "world_size": 5}, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op)" +
+            std::to_string(r) + R"(", "pid": 1, "tid": 1, "ts": 10, "dur": 5}]})"));
+  }
+  const std::vector<RankTrace> traces = read_traces(files, Format::kAuto);
+  REQUIRE(traces.size() == files.size());
+  for (int r = 0; r < 5; ++r) {
+    CHECK(traces[static_cast<std::size_t>(r)].file == files[static_cast<std::size_t>(r)]);
+    const RankTrace& t = traces[static_cast<std::size_t>(r)];
+    CHECK(t.rank == r);
+    REQUIRE(t.records.size() == 1);
+    CHECK(t.names[t.records[0].name] == "op" + std::to_string(r));
+  }
+  std::vector<std::string> bad = files;
+  bad[2] = write("rank2.json", R"({"traceEvents": [{"ph": "X", "ts": )");
+  bad[4] = write("rank4.json", "");
+  CHECK_THROWS_WITH_AS(read_traces(bad, Format::kAuto), doctest::Contains("rank2.json"),
+                       culprit::UsageError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "timestamps of every digit count convert exactly (eight digits at a time and one by one)") {
+  // ts = whole µs (1 to 19 digits) + 0 to 5 decimals; expected in ns, computed here digit by
+  // digit (a fourth decimal rounds, further ones are ignored).
+  std::string json = R"({"traceEvents": [)";
+  std::vector<std::int64_t> expected;
+  std::uint64_t seed = 12345;
+  auto next = [&] { return seed = seed * 6364136223846793005ULL + 1442695040888963407ULL; };
+  for (int n = 0; n < 400; ++n) {
+    const int digits = 1 + n % 16;
+    // 16 digits: below 9.2e15 µs, beyond which ns overflow int64 (refused, checked below)
+    std::string whole = std::to_string(digits == 16 ? 1 : 1 + next() % 9);
+    for (int d = 1; d < digits; ++d) whole += static_cast<char>('0' + (next() >> 33) % 10);
+    if (n % 7 == 0 && digits < 16) whole = std::string(static_cast<std::size_t>(digits), '9');
+    const int decimals = static_cast<int>((next() >> 20) % 6);
+    std::string frac;
+    for (int d = 0; d < decimals; ++d) frac += static_cast<char>('0' + (next() >> 35) % 10);
+    std::int64_t ns = std::stoll(whole) * 1000;
+    std::int64_t f = 0;
+    for (int d = 0; d < 3; ++d)
+      f = f * 10 + (d < decimals ? frac[static_cast<std::size_t>(d)] - '0' : 0);
+    if (decimals > 3 && frac[3] >= '5') ++f;
+    expected.push_back(ns + f);
+    json += std::string(n ? "," : "") + R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1,)" +
+            R"( "tid": 1, "ts": )" + whole + (decimals ? "." + frac : "") + R"(, "dur": 1})";
+  }
+  json += R"(], "distributedInfo": {"rank": 0, "world_size": 1}})";
+  const RankTrace t = parse_kineto(json, "k.json");
+  REQUIRE(t.records.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) CHECK(t.records[i].begin_ns == expected[i]);
+  for (const char* bad : {"12345678x9", "9999999999999999.5", "123456789012345678901"}) {
+    const std::string trace =
+        std::string(R"({"traceEvents": [{"ph": "X", "ts": )") + bad + R"(, "dur": 1}]})";
+    CHECK_THROWS_WITH_AS(parse_kineto(trace, "k.json"), doctest::Contains("not a number"),
+                         culprit::UsageError);
+  }
 }
 
 TEST_CASE("inputs: a device or FIFO is refused by name; a folder names the files it lacks") {

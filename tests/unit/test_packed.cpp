@@ -350,3 +350,93 @@ TEST_CASE("a rank with more than kPackMaxEvents events takes several packs, read
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
   fs::remove(path);
 }
+
+namespace {
+
+// Every row the store holds of run 1, one line each, in a fixed order.
+std::string run_rows(Db& store) {
+  std::string out;
+  Statement rows(store,
+                 "SELECT 'meta', key, value, '', '' FROM run_meta WHERE run_id = 1 "
+                 "UNION ALL SELECT 'echo', json, '', '', '' FROM run_config_echo WHERE run_id = 1 "
+                 "UNION ALL SELECT 'prov', rank, key, value, '' FROM provenance WHERE run_id = 1 "
+                 "UNION ALL SELECT 'clock', rank, host, ref_ns, offset_ns || ' ' || drift_ppm || "
+                 "' ' || uncertainty_ns || ' ' || start_rtt_ns || ' ' || end_rtt_ns || ' ' || "
+                 "exchanges FROM clock_models WHERE run_id = 1 "
+                 "UNION ALL SELECT 'name', id, name, '', '' FROM run_event_names WHERE run_id = 1 "
+                 "UNION ALL SELECT * FROM (SELECT 'pack', rank, events, hex(data), '' FROM "
+                 "run_event_packs WHERE run_id = 1 ORDER BY id) ORDER BY 1, 2, 3");
+  while (rows.step()) {
+    for (int c = 0; c < 5; ++c) out += std::string(rows.column_text(c)) + "|";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("contents ingested from memory give the rows their run file gives") {
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "allreduce"};
+  c.events = awkward_events(3);
+  c.meta = {{"ranks", "3"}, {"warmup_steps", "1"}, {"ranks", "3 again"}};
+  c.provenance = {{-1, "host", "a"}, {2, "gpu", "x"}, {2, "gpu", "y"}};
+  c.clocks = {{0, "h0", 5, 0.5, 1.25, 3.0, 10.0, 12.0, 7},
+              {1, "h1", 9, -2.5, 0.0, 1.0, 2.0, 3.0, 8}};
+  c.config_json = R"({"a": "b\"c"})";
+  const std::string path = temp("contents.run.db");
+  stepclock::write_run_file(path, c);
+  const std::string by_file = temp("contents_file.db"), by_memory = temp("contents_memory.db");
+  std::string file_rows, memory_rows;
+  {
+    auto store = store_with_run(by_file);
+    AttachedRunFile attached(*store, path);
+    Transaction tx(*store);
+    CHECK(copy_run_file(*store, attached, 1) == static_cast<std::int64_t>(c.events.size()));
+    tx.commit();
+    file_rows = run_rows(*store);
+  }
+  {
+    auto store = store_with_run(by_memory);
+    Transaction tx(*store);
+    CHECK(copy_run_contents(*store, c, 1) == static_cast<std::int64_t>(c.events.size()));
+    tx.commit();
+    memory_rows = run_rows(*store);
+  }
+  CHECK(file_rows.find("meta|ranks|3 again|") != std::string::npos);
+  CHECK(file_rows.find("meta|format_version|3|") != std::string::npos);
+  CHECK(file_rows.find("pack|2|") != std::string::npos);
+  CHECK(memory_rows == file_rows);
+
+  SUBCASE("contents the writer refuses are refused, nothing copied") {
+    auto store = open_store(by_memory);
+    stepclock::RunFileContents bad = c;
+    bad.names.push_back("gemm.fwd");
+    {
+      Transaction tx(*store);
+      CHECK_THROWS_WITH(copy_run_contents(*store, bad, 1),
+                        doctest::Contains("event name 'gemm.fwd' is interned twice"));
+    }
+    CHECK_THROWS_WITH(stepclock::write_run_file(temp("bad.run.db"), bad),
+                      doctest::Contains("interned twice"));
+    bad = c;
+    bad.events[0].name = 3;
+    {
+      Transaction tx(*store);
+      CHECK_THROWS_WITH(copy_run_contents(*store, bad, 1),
+                        doctest::Contains("event name index 3 is not interned"));
+    }
+    bad = c;
+    bad.clocks.push_back(c.clocks[0]);
+    {
+      Transaction tx(*store);
+      CHECK_THROWS_WITH(copy_run_contents(*store, bad, 1),
+                        doctest::Contains("two clock models of rank 0"));
+    }
+    CHECK(run_rows(*store) == memory_rows);
+  }
+  for (const std::string& p : {by_file, by_memory}) {
+    for (const char* s : {"", "-wal", "-shm"}) fs::remove(p + s);
+  }
+  fs::remove(path);
+}

@@ -112,10 +112,7 @@ RankTrace read_trace(const std::string& path, Format format) {
 
 ImportedRun import_traces(const std::vector<std::string>& paths, const ImportOptions& options) {
   const std::vector<std::string> files = expand_inputs(paths, options.format);
-  std::vector<RankTrace> traces;
-  traces.reserve(files.size());
-  for (const std::string& f : files) traces.push_back(read_trace(f, options.format));
-  return build_run(std::move(traces), options);
+  return build_run(read_traces(files, options.format), options);
 }
 
 }  // namespace culprit::importers

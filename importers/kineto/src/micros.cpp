@@ -1,5 +1,7 @@
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "raw_event.hpp"
@@ -19,6 +21,22 @@ bool exponent_micros_to_ns(std::string_view text, std::int64_t& ns) {
   return true;
 }
 
+// Eight ASCII digits at `p` as a number (false when one is not a digit): one load and three
+// multiplies instead of eight steps (the SWAR conversion of fast_float and simdjson).
+bool eight_digits(const char* p, std::int64_t& value) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, 8);
+  if ((((v + 0x4646464646464646ULL) | (v - 0x3030303030303030ULL)) & 0x8080808080808080ULL) != 0)
+    return false;
+  v -= 0x3030303030303030ULL;  // little-endian: the first digit is the lowest byte
+  v = (v * 10) + (v >> 8);
+  v = (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+       (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+      32;
+  value = static_cast<std::int64_t>(v & 0xFFFFFFFFULL);
+  return true;
+}
+
 }  // namespace
 
 bool micros_to_ns(std::string_view text, std::int64_t& ns) {
@@ -35,6 +53,11 @@ bool micros_to_ns(std::string_view text, std::int64_t& ns) {
   }
   std::int64_t whole = 0;
   std::size_t digits = 0;
+  // Timestamps have 16 integer digits: two chunks of eight (no overflow below 18 digits), then
+  // digit by digit, checked.
+  for (std::int64_t chunk = 0; digits < 16 && i + 8 <= text.size() && eight_digits(&text[i], chunk);
+       i += 8, digits += 8)
+    whole = whole * 100000000 + chunk;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
     if (whole > (INT64_MAX - 9) / 10) return false;
     whole = whole * 10 + (text[i] - '0');

@@ -1,8 +1,5 @@
 #include "culprit/launch/import_run.hpp"
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <utility>
 
 #include "culprit/common/sha256.hpp"
@@ -87,7 +84,7 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
   storage::RunFinish finish;
   finish.finished_at = storage::utc_now_iso8601();
   finish.exit_code = 0;
-  const RecordOutcome outcome = record_run(store, result.run_id, r.run_file, finish);
+  const RecordOutcome outcome = record_run(store, result.run_id, *r.contents, finish);
   result.median_ms = outcome.median_ms;
   if (!outcome.ok) result.error = outcome.error;
   return result;
@@ -108,30 +105,16 @@ ImportOutcome import_into_store(const std::string& db_path, const std::vector<st
   importers::ImportedRun run = importers::import_traces(paths, options);
   ImportOutcome outcome;
   outcome.summary = run.summary;
-  const std::filesystem::path store_path(db_path);
-  const std::filesystem::path run_file =
-      (store_path.has_parent_path() ? store_path.parent_path() : std::filesystem::path(".")) /
-      (store_path.filename().string() + ".import." + std::to_string(::getpid()) + ".run");
-  // A scratch file: ingested below and removed; the store's commit is what must be durable.
-  stepclock::write_run_file(run_file.string(), run.contents, stepclock::Durability::kScratch);
-  try {
-    auto store = storage::open_store(db_path);
-    ImportedRunRecord record;
-    record.experiment = options.experiment;
-    record.label = options.label;
-    record.run_file = run_file.string();
-    record.resolved_json = run.contents.config_json;
-    record.backend = run.summary.backend;
-    record.ranks = run.summary.ranks;
-    record.command_json = command_json;
-    outcome.stored = store_imported_run(*store, record);
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(run_file, ignored);
-    throw;
-  }
-  std::error_code ignored;
-  std::filesystem::remove(run_file, ignored);
+  auto store = storage::open_store(db_path);
+  ImportedRunRecord record;
+  record.experiment = options.experiment;
+  record.label = options.label;
+  record.contents = &run.contents;
+  record.resolved_json = run.contents.config_json;
+  record.backend = run.summary.backend;
+  record.ranks = run.summary.ranks;
+  record.command_json = command_json;
+  outcome.stored = store_imported_run(*store, record);
   return outcome;
 }
 

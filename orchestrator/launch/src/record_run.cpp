@@ -1,6 +1,7 @@
 #include "culprit/launch/record_run.hpp"
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -36,17 +37,19 @@ std::string apply_warmup(storage::Db& store, std::int64_t run_id, int warmup_ste
          "' but the manifest's experiment.warmup_steps = " + wanted + " decides";
 }
 
-}  // namespace
-
-RecordOutcome record_run(
-    storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
-    std::optional<int> warmup_steps,
-    const std::vector<std::pair<std::string, std::string>>& launch_provenance) {
+// The run's events copied in by `copy(source)`, then everything derived from them, in one
+// transaction. `source = prepare()` runs before it (SQLite cannot ATTACH inside a transaction)
+// and lives until the transaction ends, as an attached run file must.
+template <class Prepare, class Copy>
+RecordOutcome record_with(storage::Db& store, std::int64_t run_id, storage::RunFinish finish,
+                          std::optional<int> warmup_steps,
+                          const std::vector<std::pair<std::string, std::string>>& launch_provenance,
+                          Prepare&& prepare, Copy&& copy) {
   RecordOutcome outcome;
   try {
-    storage::AttachedRunFile file(store, run_file);
+    auto source = prepare();
     storage::Transaction tx(store);
-    outcome.events = storage::copy_run_file(store, file, run_id);
+    outcome.events = copy(source);
     std::string warning;
     if (warmup_steps) warning = apply_warmup(store, run_id, *warmup_steps);
     storage::put_job_provenance(store, run_id, launch_provenance);
@@ -83,6 +86,27 @@ RecordOutcome record_run(
     record_failure(store, run_id, finish, outcome.error);
   }
   return outcome;
+}
+
+}  // namespace
+
+RecordOutcome record_run(
+    storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
+    std::optional<int> warmup_steps,
+    const std::vector<std::pair<std::string, std::string>>& launch_provenance) {
+  return record_with(
+      store, run_id, std::move(finish), warmup_steps, launch_provenance,
+      [&] { return std::make_unique<storage::AttachedRunFile>(store, run_file); },
+      [&](const auto& file) { return storage::copy_run_file(store, *file, run_id); });
+}
+
+RecordOutcome record_run(
+    storage::Db& store, std::int64_t run_id, const runfile::RunFileContents& contents,
+    storage::RunFinish finish, std::optional<int> warmup_steps,
+    const std::vector<std::pair<std::string, std::string>>& launch_provenance) {
+  return record_with(
+      store, run_id, std::move(finish), warmup_steps, launch_provenance, [] { return 0; },
+      [&](int) { return storage::copy_run_contents(store, contents, run_id); });
 }
 
 }  // namespace culprit::launch

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "runfile/packed.hpp"
@@ -85,16 +87,6 @@ class Statement {
 // The events go in as one pack per rank (runfile/packed.hpp): a few thousand blob inserts
 // instead of a row per event, which was most of the time of writing a 13 M-event run.
 void write_events(Database& db, const RunFileContents& contents) {
-  for (const EventRecord& e : contents.events) {
-    if (e.name >= contents.names.size()) {
-      throw std::runtime_error("run file " + db.path() + ": event name index " +
-                               std::to_string(e.name) + " is not interned");
-    }
-    if (e.rank < 0) {
-      throw std::runtime_error("run file " + db.path() + ": event of rank " +
-                               std::to_string(e.rank));
-    }
-  }
   Statement insert(db, "INSERT INTO event_packs (rank, events, data) VALUES (?, ?, ?)");
   for (const EventPack& pack : pack_by_rank(contents.events)) {
     insert.bind(1, std::int64_t{pack.rank});
@@ -166,6 +158,28 @@ void sync_file(const std::string& path) {
 
 }  // namespace
 
+void check_contents(const RunFileContents& contents, const std::string& where) {
+  for (const EventRecord& e : contents.events) {
+    if (e.name >= contents.names.size()) {
+      throw std::runtime_error(where + ": event name index " + std::to_string(e.name) +
+                               " is not interned");
+    }
+    if (e.rank < 0) throw std::runtime_error(where + ": event of rank " + std::to_string(e.rank));
+  }
+  std::unordered_set<std::string_view> names;
+  for (const std::string& name : contents.names) {
+    if (!names.insert(name).second) {
+      throw std::runtime_error(where + ": event name '" + name + "' is interned twice");
+    }
+  }
+  std::unordered_set<std::int32_t> ranks;
+  for (const ClockModel& c : contents.clocks) {
+    if (!ranks.insert(c.rank).second) {
+      throw std::runtime_error(where + ": two clock models of rank " + std::to_string(c.rank));
+    }
+  }
+}
+
 void write_run_file(const std::string& path, const RunFileContents& contents,
                     Durability durability) {
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
@@ -177,6 +191,7 @@ void write_run_file(const std::string& path, const RunFileContents& contents,
       db.exec(
           "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
           "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;");
+      check_contents(contents, "run file " + path);
       db.exec("BEGIN");
       db.exec(std::string(schema_sql()).c_str());
       write_metadata(db, contents);

@@ -40,6 +40,13 @@ class AttachedRunFile {
 // Returns the number of events copied.
 std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t run_id);
 
+// The same rows from contents held in memory (a source that runs in this process, culprit
+// import), as copy_run_file gives for the run file write_run_file would make of them, with no
+// file written and read back: runfile::check_contents first (std::runtime_error). Call inside
+// a Transaction. Returns the number of events copied.
+std::int64_t copy_run_contents(Db& store, const runfile::RunFileContents& contents,
+                               std::int64_t run_id);
+
 // One row of the `steps` table (the step times analysis derived from the run's events).
 struct StepRow {
   int step = 0;

@@ -72,8 +72,9 @@ struct RunFileContents {
 };
 
 // kDurable: the file is synced before the rename (a run file read after a crash). kScratch: no
-// fsync, for a file the same process reads back and removes (culprit import's hand-over to the
-// store, whose own commit is durable); the rename keeps it atomic.
+// fsync, for a file the same process reads back and removes (a hand-over to the store, whose
+// own commit is durable; culprit import now skips the file: storage::copy_run_contents); the
+// rename keeps it atomic.
 enum class Durability { kDurable, kScratch };
 
 // Writes `contents` to `path` atomically: a temporary file beside it is written, synced and
@@ -81,6 +82,12 @@ enum class Durability { kDurable, kScratch };
 // Throws std::runtime_error naming the path and the SQLite error on failure.
 void write_run_file(const std::string& path, const RunFileContents& contents,
                     Durability durability = Durability::kDurable);
+
+// What every run file's contents must satisfy before they are written (write_run_file) or
+// ingested without a file (the store's copy_run_contents): every event's name indexes `names`,
+// no rank is negative, no name is interned twice, no rank has two clock models. Throws
+// std::runtime_error "<where>: ..." saying which.
+void check_contents(const RunFileContents& contents, const std::string& where);
 
 // The whole DDL of a run file (run_file.sql, embedded at build time).
 std::string_view schema_sql();

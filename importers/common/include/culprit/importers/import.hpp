@@ -56,6 +56,10 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Fo
 // Reads one file (gzip is recognised by its magic bytes) into records.
 RankTrace read_trace(const std::string& path, Format format);
 
+// Reads `files` (in parallel, one thread per core), in their order; throws the first file's
+// error in that order.
+std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format format);
+
 // Reads every file, applies the mapping rules and assembles the run file's contents.
 ImportedRun import_traces(const std::vector<std::string>& paths, const ImportOptions& options);
 

@@ -1,7 +1,7 @@
 #pragma once
-// Storing an imported run (culprit import): the run file an importer wrote lands in the store
-// like a launched run's, under an experiment and a configuration named by its label, so that
-// attribute, explain, compare and export work on it unchanged.
+// Storing an imported run (culprit import): the run-file contents an importer built land in the
+// store like a launched run's file, under an experiment and a configuration named by its label, so
+// that attribute, explain, compare and export work on it unchanged.
 
 #include <cstdint>
 #include <optional>
@@ -17,8 +17,8 @@ namespace culprit::launch {
 struct ImportedRunRecord {
   std::string experiment;
   std::string label;
-  std::string run_file;
-  std::string resolved_json;  // the run file's configuration echo
+  const stepclock::RunFileContents* contents = nullptr;  // the run, ingested from memory
+  std::string resolved_json;                             // the run file's configuration echo
   std::string backend;
   int ranks = 1;
   std::string command_json = "[]";  // the `culprit import` argv
@@ -45,8 +45,8 @@ struct ImportOutcome {
 };
 
 // `culprit import`: reads every trace (nothing is opened or created in the store before all
-// of them are read whole and mapped), writes the run file with the run-file library beside
-// the store, ingests it and removes it.
+// of them are read whole and mapped) and ingests the run-file contents they give straight from
+// memory (storage::copy_run_contents: the rows their run file would give, no file written).
 ImportOutcome import_into_store(const std::string& db_path, const std::vector<std::string>& paths,
                                 const importers::ImportOptions& options,
                                 const std::string& command_json);

@@ -10,6 +10,7 @@
 
 #include "culprit/storage/db.hpp"
 #include "culprit/storage/records.hpp"
+#include "runfile/run_file.hpp"
 
 namespace culprit::launch {
 
@@ -33,6 +34,13 @@ struct RecordOutcome {
 RecordOutcome record_run(
     storage::Db& store, std::int64_t run_id, const std::string& run_file, storage::RunFinish finish,
     std::optional<int> warmup_steps = {},
+    const std::vector<std::pair<std::string, std::string>>& launch_provenance = {});
+
+// The same for run-file contents built in this process (culprit import): ingested without a
+// file written and read back (storage::copy_run_contents), the same rows and the same outcome.
+RecordOutcome record_run(
+    storage::Db& store, std::int64_t run_id, const runfile::RunFileContents& contents,
+    storage::RunFinish finish, std::optional<int> warmup_steps = {},
     const std::vector<std::pair<std::string, std::string>>& launch_provenance = {});
 
 }  // namespace culprit::launch
