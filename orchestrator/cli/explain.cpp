@@ -57,8 +57,7 @@ void register_explain(CLI::App& app, Outcome& outcome) {
   const auto [command, args] = add_store_command<ExplainArgs>(
       app, "explain",
       "Explain a median step-time change: components by rank and phase + unclassified");
-  command->add_option("--experiment", args->experiment,
-                      "Experiment name (default: the most recent one in the store)");
+  add_latest_experiment_option(*command, args->experiment);
   command->add_option("BASELINE", args->baseline, "Baseline configuration label");
   command->add_option("CANDIDATE", args->candidate, "Candidate configuration label");
   command->callback([&outcome, args = args] { outcome.exit_code = explain(*args); });

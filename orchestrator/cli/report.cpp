@@ -38,8 +38,7 @@ void register_report(CLI::App& app, Outcome& outcome) {
   const auto [command, args] = add_store_command<ReportArgs>(
       app, "report",
       "Write one self-contained offline HTML report of an experiment (pictures + numbers)");
-  command->add_option("--experiment", args->experiment,
-                      "Experiment name (default: the most recent one in the store)");
+  add_latest_experiment_option(*command, args->experiment);
   command->add_option("-o,--output", args->output, "The HTML file to write (default: report.html)");
   command->callback([&outcome, args = args] { outcome.exit_code = make_report(*args); });
 }

@@ -49,6 +49,8 @@ StoreCommand<Args> add_store_command(CLI::App& app, const std::string& name,
   add_store_options(*c.command, c.args->common);
   return c;
 }
+// --experiment NAME, by default the most recent experiment in the store (explain, report).
+void add_latest_experiment_option(CLI::App& command, std::string& experiment);
 // --launcher auto | mpirun | srun (run, bisect).
 void add_launcher_option(CLI::App& command, std::string& launcher);
 
