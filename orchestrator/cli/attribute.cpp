@@ -60,17 +60,16 @@ int attribute(const AttributeArgs& args) {
 }  // namespace
 
 void register_attribute(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "attribute", "Attribute each step of one run: last arriver, first divergence, delay costs");
-  auto args = std::make_shared<AttributeArgs>();
-  add_store_options(*command, args->common);
+  const auto [command, args] = add_store_command<AttributeArgs>(
+      app, "attribute",
+      "Attribute each step of one run: last arriver, first divergence, delay costs");
   command->add_option("RUN", args->run_id, "Run id in the store (see `culprit runs`)");
   command->add_option("--run-file", args->run_file, "Attribute a run file directly (no store)")
       ->check(CLI::ExistingFile);
   command->add_option("--peak-flops", args->peak_flops,
                       "Peak FLOP/s per device for MFU (default: the configuration's "
                       "model.peak_flops)");
-  command->callback([&outcome, args] { outcome.exit_code = attribute(*args); });
+  command->callback([&outcome, args = args] { outcome.exit_code = attribute(*args); });
 }
 
 }  // namespace culprit::cli

@@ -94,10 +94,8 @@ int run_compare(const CompareArgs& args) {
 }  // namespace
 
 void register_compare(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "compare", "Compare median step time of configurations: shift, CI, p-value, verdict");
-  auto args = std::make_shared<CompareArgs>();
-  add_store_options(*command, args->common);
+  const auto [command, args] = add_store_command<CompareArgs>(
+      app, "compare", "Compare median step time of configurations: shift, CI, p-value, verdict");
   command->add_option("manifest", args->manifest,
                       "Manifest of the experiment (its name, experiment.db and [stats])");
   command->add_option("--experiment", args->experiment,
@@ -114,7 +112,7 @@ void register_compare(CLI::App& app, Outcome& outcome) {
       ->add_option("--margin", args->margin,
                    "Practical margin on the relative shift (default: stats.margin, 0.02)")
       ->check(CLI::Range(0.0, 10.0));
-  command->callback([&outcome, args] { outcome.exit_code = run_compare(*args); });
+  command->callback([&outcome, args = args] { outcome.exit_code = run_compare(*args); });
 }
 
 }  // namespace culprit::cli

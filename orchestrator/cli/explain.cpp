@@ -54,15 +54,13 @@ int explain(const ExplainArgs& args) {
 }  // namespace
 
 void register_explain(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "explain", "Explain a median step-time change: components by rank and phase + unclassified");
-  auto args = std::make_shared<ExplainArgs>();
-  add_store_options(*command, args->common);
-  command->add_option("--experiment", args->experiment,
-                      "Experiment name (default: the most recent one in the store)");
+  const auto [command, args] = add_store_command<ExplainArgs>(
+      app, "explain",
+      "Explain a median step-time change: components by rank and phase + unclassified");
+  add_latest_experiment_option(*command, args->experiment);
   command->add_option("BASELINE", args->baseline, "Baseline configuration label");
   command->add_option("CANDIDATE", args->candidate, "Candidate configuration label");
-  command->callback([&outcome, args] { outcome.exit_code = explain(*args); });
+  command->callback([&outcome, args = args] { outcome.exit_code = explain(*args); });
 }
 
 }  // namespace culprit::cli

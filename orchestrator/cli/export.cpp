@@ -96,10 +96,9 @@ void export_perfetto(storage::Db& db, const ExportOptions& o) {
 }  // namespace
 
 void register_export(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "export", "Export per-step data as CSV or JSON, or one run's timeline as a Perfetto trace");
-  auto o = std::make_shared<ExportOptions>();
-  add_store_options(*command, o->common);
+  const auto [command, o] = add_store_command<ExportOptions>(
+      app, "export",
+      "Export per-step data as CSV or JSON, or one run's timeline as a Perfetto trace");
   command
       ->add_option("--format", o->format,
                    "csv (default), json, or perfetto (one RUN as Chrome trace-event JSON)")
@@ -109,7 +108,7 @@ void register_export(CLI::App& app, Outcome& outcome) {
   command->add_option("--steps", o->steps, "perfetto: only steps FIRST:LAST (inclusive)");
   command->add_option("--ranks", o->ranks, "perfetto: only these ranks, e.g. 0,5,60-63");
   command->add_option("-o,--output", o->output, "The file to write (default: stdout)");
-  command->callback([&outcome, o, command] {
+  command->callback([&outcome, o = o, command = command] {
     if (o->common.json && command->count("--format") > 0 && o->format != "json") {
       throw UsageError("--json and --format " + o->format +
                        " ask for two formats: pass one of them (--json is --format json)");

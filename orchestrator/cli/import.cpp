@@ -56,10 +56,9 @@ int run_import(const ImportArgs& args) {
 }  // namespace
 
 void register_import(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "import", "Import profiler traces (Kineto, legacy chrome trace, Nsight Systems) as one run");
-  auto args = std::make_shared<ImportArgs>();
-  add_store_options(*command, args->common);
+  const auto [command, args] = add_store_command<ImportArgs>(
+      app, "import",
+      "Import profiler traces (Kineto, legacy chrome trace, Nsight Systems) as one run");
   command->add_option("PATH", args->paths, "One trace file per rank, or folders of them")
       ->required();
   command->add_option("--format", args->format, "auto|kineto|legacy|nsys (default auto)");
@@ -74,7 +73,7 @@ void register_import(CLI::App& app, Outcome& outcome) {
                     "Accept a subset of the job's ranks (the run is flagged partial)");
   command->add_option("--step-pattern", args->step_pattern,
                       "Regex of the labels that are steps (default ^ProfilerStep#(\\d+)$)");
-  command->callback([&outcome, args, command] {
+  command->callback([&outcome, args = args, command = command] {
     args->argv.clear();
     for (const std::string& p : args->paths) args->argv.push_back(p);
     (void)command;

@@ -73,24 +73,10 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : exit_code::kUsage;
-  } catch (const culprit::launch::Interrupted& e) {
+  } catch (const culprit::Error& e) {
+    // Interrupted (128 + signal), UsageError, RunError, NotReproduced, Inconclusive.
     spdlog::error("{}", e.what());
     return e.exit_code();
-  } catch (const culprit::UsageError& e) {
-    spdlog::error("{}", e.what());
-    return exit_code::kUsage;
-  } catch (const culprit::OutputError& e) {
-    spdlog::error("{}", e.what());
-    return exit_code::kInternal;
-  } catch (const culprit::RunError& e) {
-    spdlog::error("{}", e.what());
-    return exit_code::kRunFailed;
-  } catch (const culprit::NotReproduced& e) {
-    spdlog::error("{}", e.what());
-    return exit_code::kNotReproduced;
-  } catch (const culprit::Inconclusive& e) {
-    spdlog::error("{}", e.what());
-    return exit_code::kInconclusive;
   } catch (const std::exception& e) {
     spdlog::error("internal error: {}", e.what());
     return exit_code::kInternal;

@@ -105,12 +105,10 @@ int reduce(const ReduceArgs& args) {
 }  // namespace
 
 void register_reduce(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "reduce",
+  const auto [command, args] = add_store_command<ReduceArgs>(
+      app, "reduce",
       "Write a small controlled experiment (a manifest) that reproduces a regression: a model "
       "calibrated on BASELINE_RUN with the causes blamed in CANDIDATE_RUN injected");
-  auto args = std::make_shared<ReduceArgs>();
-  add_store_options(*command, args->common);
   command
       ->add_option("BASELINE_RUN", args->baseline_run,
                    "Run id of the baseline (see `culprit runs`)")
@@ -133,7 +131,7 @@ void register_reduce(CLI::App& app, Outcome& outcome) {
   command->add_option("--name", args->name, "Experiment name (default reduce-BASE-CAND)");
   command->add_option("-o,--output", args->output, "The manifest to write, e.g. repro.toml")
       ->required();
-  command->callback([&outcome, args] { outcome.exit_code = reduce(*args); });
+  command->callback([&outcome, args = args] { outcome.exit_code = reduce(*args); });
 }
 
 }  // namespace culprit::cli

@@ -35,15 +35,12 @@ int make_report(const ReportArgs& args) {
 }  // namespace
 
 void register_report(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "report",
+  const auto [command, args] = add_store_command<ReportArgs>(
+      app, "report",
       "Write one self-contained offline HTML report of an experiment (pictures + numbers)");
-  auto args = std::make_shared<ReportArgs>();
-  add_store_options(*command, args->common);
-  command->add_option("--experiment", args->experiment,
-                      "Experiment name (default: the most recent one in the store)");
+  add_latest_experiment_option(*command, args->experiment);
   command->add_option("-o,--output", args->output, "The HTML file to write (default: report.html)");
-  command->callback([&outcome, args] { outcome.exit_code = make_report(*args); });
+  command->callback([&outcome, args = args] { outcome.exit_code = make_report(*args); });
 }
 
 }  // namespace culprit::cli

@@ -86,11 +86,10 @@ class SweepProgress : public launch::ProgressSink {
 }  // namespace
 
 void register_run(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "run", "Run (or resume) every planned run of a manifest and store each step of each rank");
-  auto o = std::make_shared<RunOptions>();
+  const auto [command, o] = add_store_command<RunOptions>(
+      app, "run",
+      "Run (or resume) every planned run of a manifest and store each step of each rank");
   command->add_option("MANIFEST", o->manifest, "The experiment manifest (TOML)")->required();
-  add_store_options(*command, o->common);
   command->add_option("--shard", o->shard,
                       "Run shard I of N: the planned runs whose position % N == I-1 (merge the "
                       "shard databases with `culprit merge`)");
@@ -103,7 +102,7 @@ void register_run(CLI::App& app, Outcome& outcome) {
                     "(the change is recorded in experiments.forced_changes)");
   command->add_flag("--retry-failed", o->retry_failed,
                     "Also rerun runs that finished failed, timeout or crashed");
-  command->callback([&outcome, o] {
+  command->callback([&outcome, o = o] {
     // Everything that can be wrong with the input is checked before the database is created.
     const auto plan = manifest::make_plan(manifest::load_manifest(o->manifest));
     launch::ExecuteOptions options;

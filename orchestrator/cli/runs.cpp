@@ -14,12 +14,10 @@ struct RunsOptions {
 }  // namespace
 
 void register_runs(CLI::App& app, Outcome& outcome) {
-  auto* command =
-      app.add_subcommand("runs", "List the stored runs with their status and median step time");
-  auto o = std::make_shared<RunsOptions>();
-  add_store_options(*command, o->common);
+  const auto [command, o] = add_store_command<RunsOptions>(
+      app, "runs", "List the stored runs with their status and median step time");
   command->add_option("--experiment", o->experiment, "Only the runs of this experiment (name)");
-  command->callback([&outcome, o] {
+  command->callback([&outcome, o = o] {
     auto db = open_existing(o->common);
     storage::check_experiment_exists(*db, o->experiment);
     const auto runs = storage::list_runs(*db, o->experiment);

@@ -24,6 +24,11 @@ void add_store_options(CLI::App& command, CommonOptions& options) {
   add_db_option(command, options);
 }
 
+void add_latest_experiment_option(CLI::App& command, std::string& experiment) {
+  command.add_option("--experiment", experiment,
+                     "Experiment name (default: the most recent one in the store)");
+}
+
 void add_launcher_option(CLI::App& command, std::string& launcher) {
   command
       .add_option("--launcher", launcher,

@@ -34,6 +34,23 @@ void add_json_flag(CLI::App& command, CommonOptions& options);
 void add_db_option(CLI::App& command, CommonOptions& options);
 // --json and --db together (every subcommand that reads or writes a store).
 void add_store_options(CLI::App& command, CommonOptions& options);
+// A subcommand that reads or writes a store: its options live in a shared `Args` (CLI11 keeps
+// pointers into it; the callback keeps it alive) with a CommonOptions `common`, --json and --db
+// already added.
+template <class Args>
+struct StoreCommand {
+  CLI::App* command;
+  std::shared_ptr<Args> args;
+};
+template <class Args>
+StoreCommand<Args> add_store_command(CLI::App& app, const std::string& name,
+                                     const std::string& description) {
+  StoreCommand<Args> c{app.add_subcommand(name, description), std::make_shared<Args>()};
+  add_store_options(*c.command, c.args->common);
+  return c;
+}
+// --experiment NAME, by default the most recent experiment in the store (explain, report).
+void add_latest_experiment_option(CLI::App& command, std::string& experiment);
 // --launcher auto | mpirun | srun (run, bisect).
 void add_launcher_option(CLI::App& command, std::string& launcher);
 

@@ -55,15 +55,13 @@ int wait_and_report(const SubmitOptions& o, const manifest::Plan& plan,
 }  // namespace
 
 void register_submit(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "submit",
+  const auto [command, o] = add_store_command<SubmitOptions>(
+      app, "submit",
       "Submit a sweep to Slurm as a job array of shards plus a merge job; follow, check or "
       "complete it");
-  auto o = std::make_shared<SubmitOptions>();
   command->add_option("MANIFEST", o->manifest, "The experiment manifest (TOML)")->required();
   command->add_option("SBATCH_ARGS", o->sbatch_args,
                       "After `--`: arguments passed to sbatch for the shard tasks");
-  add_store_options(*command, o->common);
   command->add_option("--shards", o->shards,
                       "Split the planned runs over N array tasks (shard i/N each)");
   command->add_option("--partition", o->partition, "Slurm partition (default: the cluster's)");
@@ -78,7 +76,7 @@ void register_submit(CLI::App& app, Outcome& outcome) {
   auto* resume = command->add_flag(
       "--resume", o->resume, "Resubmit the shards whose runs are not all ok, then merge again");
   status->excludes(resume);
-  command->callback([&outcome, o] {
+  command->callback([&outcome, o = o] {
     const auto plan = manifest::make_plan(manifest::load_manifest(o->manifest));
     const std::string db = store_path(o->common, plan.settings.db);
     if (o->status || o->resume) {

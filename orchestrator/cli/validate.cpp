@@ -36,16 +36,14 @@ int validate(const ValidateArgs& args) {
 }  // namespace
 
 void register_validate(CLI::App& app, Outcome& outcome) {
-  auto* command =
-      app.add_subcommand("validate", "Score blind attribution against injected stragglers");
-  auto args = std::make_shared<ValidateArgs>();
+  const auto [command, args] = add_store_command<ValidateArgs>(
+      app, "validate", "Score blind attribution against injected stragglers");
   command
       ->add_option("MANIFEST", args->manifest,
                    "Manifest of an injected-straggler sweep (the baseline runs are the "
                    "no-injection controls)")
       ->required();
-  add_store_options(*command, args->common);
-  command->callback([&outcome, args] { outcome.exit_code = validate(*args); });
+  command->callback([&outcome, args = args] { outcome.exit_code = validate(*args); });
 }
 
 }  // namespace culprit::cli

@@ -66,18 +66,16 @@ int judge_checkout(const VerdictOptions& o) {
 }  // namespace
 
 void register_verdict(CLI::App& app, Outcome& outcome) {
-  auto* command = app.add_subcommand(
-      "verdict", "Judge the current checkout against a stored baseline (for git bisect run)");
-  auto o = std::make_shared<VerdictOptions>();
+  const auto [command, o] = add_store_command<VerdictOptions>(
+      app, "verdict", "Judge the current checkout against a stored baseline (for git bisect run)");
   command->add_option("MANIFEST", o->manifest, "The manifest whose [bisect] git table to use")
       ->required();
-  add_store_options(*command, o->common);
   command->add_option("--checkout", o->checkout,
                       "The checkout to judge (default: the manifest's bisect.git.repo)");
   command->add_option("--cache", o->cache, "Worktrees and build logs (default: <db>.builds)");
   command->add_flag("--force", o->force,
                     "Use the database even though the manifest changed since it was started");
-  command->callback([&outcome, o] {
+  command->callback([&outcome, o = o] {
     try {
       outcome.exit_code = judge_checkout(*o);
     } catch (const std::exception& e) {

@@ -236,12 +236,7 @@ void replace_steps(Db& store, std::int64_t run_id, const std::vector<StepRow>& s
                    "INSERT INTO steps (run_id, step, time_ms, boundary_ns, last_rank, warmup) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   for (const StepRow& s : steps) {
-    insert.bind(1, run_id)
-        .bind(2, s.step)
-        .bind(3, s.time_ms)
-        .bind(4, s.boundary_ns)
-        .bind(5, s.last_rank)
-        .bind(6, s.warmup ? 1 : 0);
+    insert.bind_all(run_id, s.step, s.time_ms, s.boundary_ns, s.last_rank, s.warmup ? 1 : 0);
     insert.run();
   }
 }

@@ -74,17 +74,7 @@ std::int64_t copy_run(Db& out, std::int64_t src_run, std::int64_t experiment_id,
 }
 
 std::int64_t merge_experiment(Db& out, std::int64_t src_id, MergeStats& stats) {
-  Statement read(out,
-                 "SELECT name, manifest_path, manifest_text, manifest_hash, forced_changes "
-                 "FROM src.experiments WHERE id = ?1");
-  read.bind(1, src_id);
-  read.step();
-  ExperimentRecord e;
-  e.name = read.column_text(0);
-  e.manifest_path = read.column_text(1);
-  e.manifest_text = read.column_text(2);
-  e.manifest_hash = read.column_text(3);
-  e.forced_changes = read.column_text(4);
+  const ExperimentRecord e = experiment_by_id(out, src_id, "src").value();
   if (auto existing = find_experiment(out, e.name)) {
     if (existing->manifest_hash != e.manifest_hash) {
       throw UsageError("experiment '" + e.name + "' was run from different manifests in " +

@@ -12,6 +12,9 @@ namespace {
 constexpr std::array<std::string_view, 7> kStatusText = {
     "pending", "running", "ok", "failed", "timeout", "crashed", "interrupted"};
 
+constexpr const char* kExperimentSelect =
+    "SELECT id, name, manifest_path, manifest_text, manifest_hash, forced_changes ";
+
 std::optional<ExperimentRecord> read_experiment(Statement& stmt) {
   if (!stmt.step()) return std::nullopt;
   ExperimentRecord e;
@@ -57,17 +60,21 @@ std::string utc_now_iso8601() {
 }
 
 std::optional<ExperimentRecord> find_experiment(Db& store, const std::string& name) {
-  Statement stmt(store,
-                 "SELECT id, name, manifest_path, manifest_text, manifest_hash, forced_changes "
-                 "FROM experiments WHERE name = ?1");
+  Statement stmt(store, std::string(kExperimentSelect) + "FROM experiments WHERE name = ?1");
   stmt.bind(1, name);
   return read_experiment(stmt);
 }
 
 std::optional<ExperimentRecord> latest_experiment(Db& store) {
-  Statement stmt(store,
-                 "SELECT id, name, manifest_path, manifest_text, manifest_hash, forced_changes "
-                 "FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1");
+  Statement stmt(store, std::string(kExperimentSelect) +
+                            "FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1");
+  return read_experiment(stmt);
+}
+
+std::optional<ExperimentRecord> experiment_by_id(Db& store, std::int64_t id,
+                                                 const std::string& schema) {
+  Statement stmt(store, kExperimentSelect + ("FROM " + schema + ".experiments WHERE id = ?1"));
+  stmt.bind(1, id);
   return read_experiment(stmt);
 }
 
@@ -75,12 +82,8 @@ std::int64_t insert_experiment(Db& store, const ExperimentRecord& e) {
   Statement stmt(store,
                  "INSERT INTO experiments (name, manifest_path, manifest_text, manifest_hash, "
                  "created_at, forced_changes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  stmt.bind(1, e.name)
-      .bind(2, e.manifest_path)
-      .bind(3, e.manifest_text)
-      .bind(4, e.manifest_hash)
-      .bind(5, utc_now_iso8601())
-      .bind(6, e.forced_changes);
+  stmt.bind_all(e.name, e.manifest_path, e.manifest_text, e.manifest_hash, utc_now_iso8601(),
+                e.forced_changes);
   stmt.run();
   return store.last_insert_id();
 }
@@ -90,11 +93,8 @@ void force_manifest(Db& store, std::int64_t experiment_id, const ExperimentRecor
   Statement stmt(store,
                  "UPDATE experiments SET manifest_path = ?2, manifest_text = ?3, "
                  "manifest_hash = ?4, forced_changes = forced_changes || ?5 WHERE id = ?1");
-  stmt.bind(1, experiment_id)
-      .bind(2, manifest.manifest_path)
-      .bind(3, manifest.manifest_text)
-      .bind(4, manifest.manifest_hash)
-      .bind(5, note + "\n");
+  stmt.bind_all(experiment_id, manifest.manifest_path, manifest.manifest_text,
+                manifest.manifest_hash, note + "\n");
   stmt.run();
 }
 
@@ -109,19 +109,9 @@ std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
                    "is_baseline, version, backend, ranks, command_json, env_json, resolved_json, "
                    "config_hash, superseded) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
-  insert.bind(1, experiment_id)
-      .bind(2, c.label)
-      .bind(3, c.factor)
-      .bind(4, c.level_json)
-      .bind(5, c.is_baseline ? 1 : 0)
-      .bind(6, c.version)
-      .bind(7, c.backend)
-      .bind(8, c.ranks)
-      .bind(9, c.command_json)
-      .bind(10, c.env_json)
-      .bind(11, c.resolved_json)
-      .bind(12, c.config_hash)
-      .bind(13, c.superseded ? 1 : 0);
+  insert.bind_all(experiment_id, c.label, c.factor, c.level_json, c.is_baseline ? 1 : 0, c.version,
+                  c.backend, c.ranks, c.command_json, c.env_json, c.resolved_json, c.config_hash,
+                  c.superseded ? 1 : 0);
   insert.run();
   return store.last_insert_id();
 }
@@ -195,12 +185,8 @@ RunState ensure_run(Db& store, std::int64_t experiment_id, const RunKey& key, in
                    "INSERT INTO runs (experiment_id, config_id, repetition, position, seed, "
                    "status, shard) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6)");
   // SQLite integers are signed 64-bit; the seed's bits are kept as they are.
-  insert.bind(1, experiment_id)
-      .bind(2, key.config_id)
-      .bind(3, key.repetition)
-      .bind(4, position)
-      .bind(5, static_cast<std::int64_t>(seed))
-      .bind(6, shard);
+  insert.bind_all(experiment_id, key.config_id, key.repetition, position,
+                  static_cast<std::int64_t>(seed), shard);
   insert.run();
   return {store.last_insert_id(), RunStatus::kPending, 1, position};
 }
@@ -220,11 +206,7 @@ int mark_running(Db& store, std::int64_t run_id, const RunStart& start) {
                  "signal = NULL, median_ms = NULL, steps_measured = NULL, error = '', "
                  "command_json = ?3, launcher = ?4, binding = ?5, stdout_tail = '', "
                  "stderr_tail = '' WHERE id = ?1 RETURNING attempt");
-  stmt.bind(1, run_id)
-      .bind(2, start.started_at)
-      .bind(3, start.command_json)
-      .bind(4, start.launcher)
-      .bind(5, start.binding);
+  stmt.bind_all(run_id, start.started_at, start.command_json, start.launcher, start.binding);
   if (!stmt.step()) store.fail("run " + std::to_string(run_id) + " vanished");
   const int attempt = static_cast<int>(stmt.column_int(0));
   stmt.reset();
@@ -236,12 +218,8 @@ void finish_run(Db& store, std::int64_t run_id, const RunFinish& f) {
                  "UPDATE runs SET status = ?2, finished_at = ?3, wall_s = ?4, exit_code = ?5, "
                  "signal = ?6, median_ms = ?7, steps_measured = ?8, error = ?9, "
                  "stdout_tail = ?10, stderr_tail = ?11 WHERE id = ?1");
-  stmt.bind(1, run_id).bind(2, to_text(f.status)).bind(3, f.finished_at).bind(4, f.wall_s);
-  f.exit_code ? stmt.bind(5, *f.exit_code) : stmt.bind_null(5);
-  f.signal ? stmt.bind(6, *f.signal) : stmt.bind_null(6);
-  f.median_ms ? stmt.bind(7, *f.median_ms) : stmt.bind_null(7);
-  f.steps_measured ? stmt.bind(8, *f.steps_measured) : stmt.bind_null(8);
-  stmt.bind(9, f.error).bind(10, f.stdout_tail).bind(11, f.stderr_tail);
+  stmt.bind_all(run_id, to_text(f.status), f.finished_at, f.wall_s, f.exit_code, f.signal,
+                f.median_ms, f.steps_measured, f.error, f.stdout_tail, f.stderr_tail);
   stmt.run();
 }
 

@@ -7,13 +7,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <string>
 
 #include "culprit/errors.hpp"
+#include "culprit/storage/records.hpp"
 
 namespace culprit::storage {
 namespace {
@@ -21,15 +21,6 @@ namespace {
 std::string host_name() {
   char buffer[256] = {};
   if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown-host";
-  return buffer;
-}
-
-std::string now_text() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buffer;
 }
 
@@ -113,8 +104,8 @@ std::shared_ptr<WriterLock> WriterLock::acquire(const std::string& db_path) {
       continue;
     }
     const std::string stale = read_holder(fd);
-    const std::string me =
-        "pid " + std::to_string(getpid()) + " on " + host_name() + " since " + now_text() + "\n";
+    const std::string me = "pid " + std::to_string(getpid()) + " on " + host_name() + " since " +
+                           utc_now_iso8601() + "\n";
     if (ftruncate(fd, 0) != 0 || pwrite(fd, me.data(), me.size(), 0) < 0) {
       const int code = errno;
       close(fd);

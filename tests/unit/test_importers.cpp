@@ -42,6 +42,40 @@ std::string phase_list(const RankTrace& t, const std::vector<Phase>& phases) {
   return out;
 }
 
+// The steps `pattern` finds in an nsys rank whose labels follow each other, 100 us each.
+RankSteps labelled_steps(const std::vector<std::string>& labels, const std::string& pattern) {
+  RankTrace t;
+  t.file = "rank0.sqlite";
+  std::int64_t at = 0;
+  for (const std::string& label : labels) {
+    rec(t, label, RecordKind::kLabel, at, at + 100);
+    at += 100;
+  }
+  StepRule rule;
+  rule.pattern = pattern;
+  return find_steps(t, rule);
+}
+
+// Rank r's trace with one step (ProfilerStep#1, 0 to 1000 us) and two all-reduces in it, at
+// 100 and 200 us: the test sets their identifiers.
+RankTrace two_allreduces(int r) {
+  RankTrace t;
+  t.file = "rank" + std::to_string(r) + ".json";
+  t.rank = r;
+  rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+  for (int k = 0; k < 2; ++k)
+    rec(t, "c10d::allreduce_", RecordKind::kOp, 100 + 100 * k, 110 + 100 * k);
+  return t;
+}
+
+// The collectives of every rank, matched across ranks (identities assigned).
+std::vector<std::vector<RankCollective>> matched_collectives(std::vector<RankTrace>& traces) {
+  std::vector<std::vector<RankCollective>> colls;
+  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
+  assign_identities(traces, colls);
+  return colls;
+}
+
 // Rank r of a 4-rank Kineto job, with one recorded step.
 RankTrace kineto_rank(int r) {
   RankTrace t;
@@ -76,25 +110,14 @@ TEST_CASE("ProfilerStep#N keeps N as the step number") {
 }
 
 TEST_CASE("a pattern names nsys steps; without a marker the capture is one step") {
-  RankTrace t;
-  t.file = "rank0.sqlite";
-  rec(t, "iteration 7", RecordKind::kLabel, 0, 100);
-  rec(t, "iteration 8", RecordKind::kLabel, 100, 200);
-  StepRule rule;
-  rule.pattern = R"(^iteration (\d+)$)";
-  const RankSteps steps = find_steps(t, rule);
+  const RankSteps steps = labelled_steps({"iteration 7", "iteration 8"}, R"(^iteration (\d+)$)");
   REQUIRE(steps.steps.size() == 2);
   CHECK(steps.steps[1].step == 8);
 
   // A label far longer than any step marker is not matched at all: the regex would recurse
   // per character and overflow the stack (a crash fuzz_import_kineto found).
-  RankTrace long_label;
-  long_label.file = "rank0.sqlite";
-  rec(long_label, "iteration 1" + std::string(200'000, 'x'), RecordKind::kLabel, 0, 100);
-  rec(long_label, "iteration 2", RecordKind::kLabel, 100, 200);
-  StepRule greedy;
-  greedy.pattern = R"(^iteration (\d+).*$)";
-  const RankSteps one = find_steps(long_label, greedy);
+  const RankSteps one = labelled_steps({"iteration 1" + std::string(200'000, 'x'), "iteration 2"},
+                                       R"(^iteration (\d+).*$)");
   REQUIRE(one.steps.size() == 1);
   CHECK(one.steps[0].step == 2);
 
@@ -271,25 +294,20 @@ TEST_CASE("a subset of ranks needs --partial") {
 
 TEST_CASE("collectives of two process groups match by (group, ordinal), not by order") {
   auto rank = [](int r, bool a_first) {
-    RankTrace t;
-    t.file = "rank" + std::to_string(r) + ".json";
-    t.rank = r;
-    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+    RankTrace t = two_allreduces(r);
     const std::int32_t a = static_cast<std::int32_t>(t.names.intern("pg_a"));
     const std::int32_t b = static_cast<std::int32_t>(t.names.intern("pg_b"));
     for (int k = 0; k < 2; ++k) {
-      rec(t, "c10d::allreduce_", RecordKind::kOp, 100 + 100 * k, 110 + 100 * k);
-      t.records.back().group = (k == 0) == a_first ? a : b;
-      t.records.back().numel = (k == 0) == a_first ? 100 : 200;
+      TraceRecord& c = t.records[static_cast<std::size_t>(k) + 1];
+      c.group = (k == 0) == a_first ? a : b;
+      c.numel = (k == 0) == a_first ? 100 : 200;
     }
     return t;
   };
   std::vector<RankTrace> traces;
   traces.push_back(rank(0, true));
   traces.push_back(rank(1, false));  // issues pg_b's collective first
-  std::vector<std::vector<RankCollective>> colls;
-  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
-  assign_identities(traces, colls);
+  const auto colls = matched_collectives(traces);
   CHECK(colls[0][0].ordinal == colls[1][1].ordinal);  // pg_a's on both ranks
   CHECK(colls[0][1].ordinal == colls[1][0].ordinal);  // pg_b's on both ranks
   CHECK(check_collectives(traces, colls, false).warnings.empty());
@@ -297,22 +315,15 @@ TEST_CASE("collectives of two process groups match by (group, ordinal), not by o
 
 TEST_CASE("a trace's Seq is the collective's identity when every file has one") {
   auto rank = [](int r, int first_seq) {
-    RankTrace t;
-    t.file = "rank" + std::to_string(r) + ".json";
-    t.rank = r;
-    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
-    for (int k = 0; k < 2; ++k) {
-      rec(t, "c10d::allreduce_", RecordKind::kOp, 100 + 100 * k, 110 + 100 * k);
-      t.records.back().seq = first_seq + (r == 0 ? k : 1 - k);
-    }
+    RankTrace t = two_allreduces(r);
+    for (int k = 0; k < 2; ++k)
+      t.records[static_cast<std::size_t>(k) + 1].seq = first_seq + (r == 0 ? k : 1 - k);
     return t;
   };
   std::vector<RankTrace> traces;
   traces.push_back(rank(0, 7));
   traces.push_back(rank(1, 7));
-  std::vector<std::vector<RankCollective>> colls;
-  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
-  assign_identities(traces, colls);
+  const auto colls = matched_collectives(traces);
   CHECK(colls[0][0].seq == colls[1][1].seq);
   CHECK(colls[0][0].ordinal == colls[1][1].ordinal);
   CHECK(check_collectives(traces, colls, false).warnings.empty());
@@ -341,9 +352,7 @@ TEST_CASE("a partial import lists the collectives whose process group was not al
     if (key == "incomplete_collectives") incomplete = value;
   CHECK(incomplete == "1:1 1:2");  // step 1: #1 (the world) and #2 (a group not listed)
 
-  std::vector<std::vector<RankCollective>> colls;
-  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
-  assign_identities(traces, colls);
+  const auto colls = matched_collectives(traces);
   CHECK(collectives_missing_members(traces, colls).size() == 2);
   traces[1].rank = 1;  // ranks 0 and 1: "dp" now misses rank 2 as well
   CHECK(collectives_missing_members(traces, colls).size() == 3);

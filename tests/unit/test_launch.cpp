@@ -17,6 +17,7 @@
 #include "culprit/storage/merge.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/store.hpp"
+#include "temp_store.hpp"
 
 namespace fs = std::filesystem;
 using namespace culprit;
@@ -29,17 +30,9 @@ std::string fake_workload() {
   return (fs::path(executable_dir()) / "culprit-fake-workload").string();
 }
 
-struct TempStore {
-  std::string path;
-  explicit TempStore(const std::string& name)
-      : path((fs::temp_directory_path() / ("culprit_launch_" + name + ".db")).string()) {
-    clean();
-  }
-  ~TempStore() { clean(); }
-  void clean() const {
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
-    fs::remove_all(path + ".runs");
-  }
+// Named apart from the storage tests' stores (the binaries may run at the same time).
+struct TempStore : culprit::testing::TempStore {
+  explicit TempStore(const std::string& name) : culprit::testing::TempStore("launch_" + name) {}
 };
 
 manifest::Configuration fake_config(const std::string& label, std::vector<std::string> extra,

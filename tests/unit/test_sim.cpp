@@ -82,12 +82,7 @@ double step_ms(const sim::SimulatedRun& run, int step) {
 }
 
 stepmodel::DelayInjection delay(int rank, const char* phase, int layer, double ms) {
-  stepmodel::DelayInjection d;
-  d.rank = rank;
-  d.phase = phase;
-  d.layer = layer;
-  d.ms = ms;
-  return d;
+  return {.rank = rank, .phase = phase, .layer = layer, .ms = ms};
 }
 
 }  // namespace

@@ -6,13 +6,11 @@ using namespace culprit;
 
 namespace {
 storage::Event step_event(int rank, int step, std::int64_t begin, std::int64_t end) {
-  storage::Event e;
-  e.kind = storage::EventKind::kStep;
-  e.rank = rank;
-  e.step = step;
-  e.begin_ns = begin;
-  e.end_ns = end;
-  return e;
+  return {.begin_ns = begin,
+          .end_ns = end,
+          .rank = rank,
+          .step = step,
+          .kind = storage::EventKind::kStep};
 }
 }  // namespace
 

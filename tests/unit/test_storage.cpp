@@ -12,6 +12,7 @@
 #include "culprit/storage/store.hpp"
 #include "culprit/storage/writer_lock.hpp"
 #include "stepclock/runfile.hpp"
+#include "temp_store.hpp"
 
 namespace fs = std::filesystem;
 using namespace culprit::storage;
@@ -51,17 +52,15 @@ TEST_CASE("a run file loads with interned names and clocks indexed by rank") {
   fs::remove(path);
   stepclock::RunFileContents c;
   c.names = {"step", "gemm.fwd"};
-  stepclock::EventRecord e;
-  e.kind = stepclock::EventKind::kStep;
-  e.rank = 1;
-  e.step = 0;
-  e.begin_ns = 10;
-  e.end_ns = 20;
-  c.events.push_back(e);
-  e.kind = stepclock::EventKind::kCompute;
-  e.name = 1;
-  e.layer = 2;
-  c.events.push_back(e);
+  using stepclock::EventKind;
+  c.events = {{.begin_ns = 10, .end_ns = 20, .rank = 1, .step = 0, .kind = EventKind::kStep},
+              {.begin_ns = 10,
+               .end_ns = 20,
+               .rank = 1,
+               .step = 0,
+               .layer = 2,
+               .name = 1,
+               .kind = EventKind::kCompute}};
   c.clocks.push_back({1, "h", 5, 100.0, 2.0, 7.0, 1, 1, 10});
   c.meta = {{"ranks", "2"}, {"warmup_steps", "1"}};
   c.config_json = "{\"x\":1}";
@@ -91,18 +90,7 @@ TEST_CASE("a run file loads with interned names and clocks indexed by rank") {
 
 namespace {
 
-// A store file that removes itself (and its WAL files) when the test ends.
-struct TempStore {
-  std::string path;
-  explicit TempStore(const std::string& name)
-      : path((fs::temp_directory_path() / ("culprit_unit_" + name + ".db")).string()) {
-    clean();
-  }
-  ~TempStore() { clean(); }
-  void clean() const {
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
-  }
-};
+using culprit::testing::TempStore;
 
 std::string write_sample_run_file(const std::string& name, int ranks, int steps) {
   auto path = (fs::temp_directory_path() / ("culprit_unit_" + name + ".run.db")).string();
@@ -382,31 +370,20 @@ TEST_CASE("the store's event packs and kinds are the run file's") {
 // before events were interned: opened by this culprit, it is migrated and its events kept.
 TEST_CASE("a version-1 store is migrated to interned events, its runs' events preserved") {
   TempStore store("migrate_v1");
-  {
-    Db old(store.path);
-    old.exec(store_migration(0));
-    old.exec("PRAGMA user_version = 1");
-    old.exec(
-        "INSERT INTO experiments (id, name, manifest_path, manifest_text, manifest_hash, "
-        "created_at) VALUES (1, 'exp', 'm.toml', '', 'h', 'now');"
-        "INSERT INTO configurations (id, experiment_id, label, factor, level_json, backend, "
-        "ranks, resolved_json, config_hash) VALUES (1, 1, 'baseline', 'f', '0', 'sim', 2, '{}', "
-        "'c');"
-        "INSERT INTO runs (id, experiment_id, config_id, repetition, position, seed, status) "
-        "VALUES (1, 1, 1, 0, 0, 1, 'ok'), (2, 1, 1, 1, 1, 1, 'ok');"
-        "INSERT INTO run_meta (run_id, key, value) VALUES (1, 'ranks', '2'), (2, 'ranks', '2');"
-        "INSERT INTO events (rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, "
-        "bytes, device, stream) VALUES "
-        "(0, 0, -1, -1, -1, 'step', 'step', 0, 100, 0, -1, -1),"
-        "(1, 0, 0, 1, -1, 'compute', 'gemm.fwd', 10, 40, 0, -1, -1),"
-        "(1, 0, -1, -1, 0, 'collective', 'allreduce', 50, 90, 4096, 0, 3),"
-        "(0, 0, -1, -1, -1, 'step', 'step', 1000, 1100, 0, -1, -1),"
-        "(0, 0, -1, -1, -1, 'host', 'optimizer', 1010, 1020, 0, -1, -1);"
-        "UPDATE runs SET first_event_rowid = 1, last_event_rowid = 3 WHERE id = 1;"
-        "UPDATE runs SET first_event_rowid = 4, last_event_rowid = 5 WHERE id = 2;");
-  }
-  auto db = open_store(store.path);
-  CHECK(schema_version(*db) == kStoreSchemaVersion);
+  const auto db = culprit::testing::open_version1_store(
+      store.path, "exp",
+      "INSERT INTO runs (id, experiment_id, config_id, repetition, position, seed, status) "
+      "VALUES (1, 1, 1, 0, 0, 1, 'ok'), (2, 1, 1, 1, 1, 1, 'ok');"
+      "INSERT INTO run_meta (run_id, key, value) VALUES (1, 'ranks', '2'), (2, 'ranks', '2');"
+      "INSERT INTO events (rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, "
+      "bytes, device, stream) VALUES "
+      "(0, 0, -1, -1, -1, 'step', 'step', 0, 100, 0, -1, -1),"
+      "(1, 0, 0, 1, -1, 'compute', 'gemm.fwd', 10, 40, 0, -1, -1),"
+      "(1, 0, -1, -1, 0, 'collective', 'allreduce', 50, 90, 4096, 0, 3),"
+      "(0, 0, -1, -1, -1, 'step', 'step', 1000, 1100, 0, -1, -1),"
+      "(0, 0, -1, -1, -1, 'host', 'optimizer', 1010, 1020, 0, -1, -1);"
+      "UPDATE runs SET first_event_rowid = 1, last_event_rowid = 3 WHERE id = 1;"
+      "UPDATE runs SET first_event_rowid = 4, last_event_rowid = 5 WHERE id = 2;");
   CHECK_FALSE(db->query_int("SELECT 1 FROM sqlite_master WHERE name = 'events'").has_value());
   CHECK(db->query_int("SELECT coalesce(sum(events), 0) FROM run_event_packs").value() == 5);
   const RunData first = load_run(*db, 1);
@@ -447,21 +424,11 @@ TEST_CASE("a format-1 run file is still loaded and ingested") {
   fs::remove(path);
   stepclock::RunFileContents c;
   c.names = {"step", "gemm.fwd", "allreduce"};
-  stepclock::EventRecord e;
-  e.kind = stepclock::EventKind::kStep;
-  e.rank = 0;
-  e.step = 0;
-  e.end_ns = 100;
-  c.events.push_back(e);
-  e.kind = stepclock::EventKind::kCollective;
-  e.name = 2;
-  e.bytes = 64;
-  c.events.push_back(e);
-  e.kind = stepclock::EventKind::kCompute;
-  e.name = 1;
-  e.bytes = 0;
-  e.rank = 1;
-  c.events.push_back(e);
+  using stepclock::EventKind;
+  c.events = {
+      {.end_ns = 100, .rank = 0, .step = 0, .kind = EventKind::kStep},
+      {.end_ns = 100, .bytes = 64, .rank = 0, .step = 0, .name = 2, .kind = EventKind::kCollective},
+      {.end_ns = 100, .rank = 1, .step = 0, .name = 1, .kind = EventKind::kCompute}};
   c.meta = {{"ranks", "2"}};
   stepclock::write_run_file(path, c);
   downgrade_to_format1(path);

@@ -8,22 +8,16 @@
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
+#include "temp_store.hpp"
 
 namespace fs = std::filesystem;
 using namespace culprit::storage;
 
 namespace {
 
-struct TempStore {
-  explicit TempStore(const std::string& name)
-      : path((fs::temp_directory_path() / ("culprit_unit_queries_" + name + ".db")).string()) {
-    clean();
-  }
-  ~TempStore() { clean(); }
-  void clean() const {
-    for (const char* suffix : {"", "-wal", "-shm", ".lock"}) fs::remove(path + suffix);
-  }
-  std::string path;
+// Named apart from test_storage's stores (the two binaries may run at the same time).
+struct TempStore : culprit::testing::TempStore {
+  explicit TempStore(const std::string& name) : culprit::testing::TempStore("queries_" + name) {}
 };
 
 std::int64_t add_experiment(Db& db, const std::string& name, const std::string& created_at) {
@@ -233,27 +227,16 @@ TEST_CASE("superseded configurations: marked, left out by readers, their label f
 
 TEST_CASE("migration 2: a store built by the old DDL keeps its rows, labels lose the suffix") {
   TempStore store("migrate");
-  {
-    Db old(store.path);
-    old.exec(store_migration(0));
-    old.exec("PRAGMA user_version = 1");
-    old.exec(
-        "INSERT INTO experiments (id, name, manifest_path, manifest_text, manifest_hash, "
-        "created_at) VALUES (1, 'e', 'm.toml', '', 'h', 't')");
-    old.exec(
-        "INSERT INTO configurations (id, experiment_id, label, factor, level_json, is_baseline, "
-        "backend, ranks, resolved_json, config_hash) VALUES "
-        "(1, 1, 'baseline', '', 'null', 1, 'sim', 2, '{}', 'hb'), "
-        "(2, 1, 'v2 [superseded 0123456789ab]', 'version', '\"v2\"', 0, 'sim', 2, '{}', "
-        "'0123456789abcdef'), "
-        "(3, 1, 'v2', 'version', '\"v2\"', 0, 'sim', 2, '{}', 'fresh')");
-    old.exec(
-        "INSERT INTO runs (experiment_id, config_id, repetition, position, seed, status, "
-        "median_ms) VALUES (1, 1, 0, 0, 1, 'ok', 10), (1, 2, 0, 1, 1, 'ok', 11), "
-        "(1, 3, 0, 2, 1, 'ok', 12)");
-  }
-  auto db = open_store(store.path);
-  CHECK(schema_version(*db) == kStoreSchemaVersion);
+  const auto db = culprit::testing::open_version1_store(
+      store.path, "e",
+      "INSERT INTO configurations (id, experiment_id, label, factor, level_json, is_baseline, "
+      "backend, ranks, resolved_json, config_hash) VALUES "
+      "(2, 1, 'v2 [superseded 0123456789ab]', 'version', '\"v2\"', 0, 'sim', 2, '{}', "
+      "'0123456789abcdef'), "
+      "(3, 1, 'v2', 'version', '\"v2\"', 0, 'sim', 2, '{}', 'fresh');"
+      "INSERT INTO runs (experiment_id, config_id, repetition, position, seed, status, "
+      "median_ms) VALUES (1, 1, 0, 0, 1, 'ok', 10), (1, 2, 0, 1, 1, 'ok', 11), "
+      "(1, 3, 0, 2, 1, 'ok', 12)");
   CHECK(db->query_int("PRAGMA foreign_keys").value() == 1);
   CHECK(db->query_int("SELECT count(*) FROM runs").value() == 3);  // nothing cascaded away
   CHECK(db->query_int("SELECT count(*) FROM configurations").value() == 3);

@@ -63,14 +63,6 @@ std::map<PhaseKey, EventIndex> keyed(const Timeline& t, const std::vector<EventI
   return out;
 }
 
-double robust_cv(std::vector<double> values) {
-  if (values.size() < 4) return 0;
-  const double m = median_of(values);
-  if (!(m > 0)) return 0;
-  for (double& v : values) v -= m;
-  return robust_sigma_about_zero(values) / m;
-}
-
 double ms(double ns) {
   return std::round(ns / 1e3) / 1e3;  // microsecond resolution
 }
@@ -335,7 +327,7 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
       }
     } else {
       p.phase.ms = ms(median_of(durations[k]));
-      p.spread_cv = robust_cv(durations[k]);
+      p.spread_cv = robust_cv(durations[k], 4);
       if (p.phase.ms > 0 && durations[k].size() >= 4) cvs.emplace_back(p.spread_cv, p.phase.ms);
       p.phase.waits = waiting;
     }

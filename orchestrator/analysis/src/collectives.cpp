@@ -13,9 +13,7 @@ std::vector<CollectiveTiming> time_collectives(const Timeline& timeline) {
   std::vector<double> transfers(ranks);
   for (const CollectiveGroup& g : timeline.collectives) {
     CollectiveTiming c;
-    c.step = g.step;
-    c.seq = g.seq;
-    c.name = g.name;
+    static_cast<CollectiveId&>(c) = g;
     c.arrival_ns.resize(ranks);
     c.completion_ns.resize(ranks);
     c.wait_ns.resize(ranks);

@@ -12,6 +12,7 @@
 #include "culprit/analysis/phase_stats.hpp"
 #include "culprit/analysis/timeline.hpp"
 #include "robust.hpp"
+#include "runfile/run_file.hpp"
 
 namespace culprit::analysis {
 namespace {
@@ -132,20 +133,6 @@ HeatMap heat_map(const Grid& grid, const std::vector<int>& steps, const std::set
   return map;
 }
 
-std::string kind_name(storage::EventKind kind) {
-  switch (kind) {
-    case storage::EventKind::kCompute:
-      return "compute";
-    case storage::EventKind::kCollective:
-      return "collective";
-    case storage::EventKind::kHost:
-      return "host";
-    case storage::EventKind::kStep:
-      return "step";
-  }
-  return "?";
-}
-
 // The steady step most like the run's slow steps: among those whose first divergence is the
 // run's culprit (else all steady steps), the one whose time is the median.
 std::size_t representative_step(const Timeline& t, const RunAttribution& a, std::string& why) {
@@ -223,7 +210,7 @@ StepLanes step_lanes(const Timeline& t, const std::vector<CollectiveTiming>& col
       if (x.step != step.step || x.kind == storage::EventKind::kStep) continue;
       LaneEvent ev;
       ev.name = t.run->names[x.name];
-      ev.kind = kind_name(x.kind);
+      ev.kind = runfile::event_kind_name(x.kind);
       ev.begin_ms = (t.begin_ns[static_cast<std::size_t>(e)] - start) / 1e6;
       ev.end_ms = (t.end_ns[static_cast<std::size_t>(e)] - start) / 1e6;
       ev.wait_end_ms = ev.begin_ms;

@@ -168,12 +168,8 @@ std::map<std::pair<std::string, int>, double> typical_by_phase(const Calibration
   return out;
 }
 
-double run_to_run_cv(std::vector<double> medians) {
-  if (medians.size() < 2) return 0;
-  const double m = median_of(medians);
-  if (!(m > 0)) return 0;
-  for (double& v : medians) v -= m;
-  return std::round(robust_sigma_about_zero(medians) / m * 1e4) / 1e4;
+double run_to_run_cv(const std::vector<double>& medians) {
+  return std::round(robust_cv(medians, 2) * 1e4) / 1e4;
 }
 
 }  // namespace

@@ -69,6 +69,16 @@ inline double robust_sigma_about_zero(std::vector<double>& deviations) {
   return mad != mad ? 0.0 : 1.4826 * mad;
 }
 
+// Robust coefficient of variation: robust_sigma_about_zero of the deviations from the median,
+// over the median; 0 with fewer than `min_values` values or a median that is not positive.
+inline double robust_cv(std::vector<double> values, std::size_t min_values) {
+  if (values.size() < min_values) return 0;
+  const double m = median_inplace(values);
+  if (!(m > 0)) return 0;
+  for (double& v : values) v -= m;
+  return robust_sigma_about_zero(values) / m;
+}
+
 }  // namespace culprit::analysis
 
 namespace culprit::analysis {

@@ -29,37 +29,14 @@ void write_components(JsonWriter& json, const analysis::StepDecomposition& d) {
   json.field("unclassified_ms", ms(d.unclassified_ns));
 }
 
-void write_run_culprit(JsonWriter& json, const analysis::RunCulprit& c) {
-  if (!c.found) {
-    json.null();
-    return;
-  }
-  json.begin_object()
-      .field("rank", c.rank)
-      .field("phase", c.phase)
-      .field("layer", c.layer)
-      .field("microbatch", c.microbatch)
-      .field("step", c.step)
-      .field("collective", c.collective)
-      .field("excess_ms", c.excess_ms)
-      .field("steps_blamed", c.steps_blamed)
-      .field("steady_steps", c.steady_steps)
-      .field_or_null("environment", c.environment)
-      .end_object();
-}
-
 void write_summary(JsonWriter& json, const analysis::RunAttribution& a) {
   json.key("summary").begin_object();
   json.field("run", a.run_id).field("ranks", a.ranks).field("warmup_steps", a.warmup_steps);
   json.field("median_step_ms", a.median_step_ms);
   json.key("culprit");
   write_run_culprit(json, a.culprit);
-  json.key("symptom")
-      .begin_object()
-      .field("waiting_ranks", a.symptom.waiting_ranks)
-      .field("median_wait_ms", a.symptom.median_wait_ms)
-      .field("total_wait_ms", a.symptom.total_wait_ms)
-      .end_object();
+  json.key("symptom");
+  write_symptom(json, a.symptom);
   json.key("last_arriver_counts").begin_array();
   for (const auto& [rank, steps] : a.last_arriver_counts)
     json.begin_object().field("rank", rank).field("steps", steps).end_object();
@@ -114,20 +91,13 @@ void write_summary(JsonWriter& json, const analysis::RunAttribution& a) {
     write_ratio(json, *ratio);
   }
   json.end_object();
-  json.key("sampled_activity")
-      .begin_object()
-      .field("period_s", a.activity.period_s)
-      .field("samples", a.activity.samples)
-      .field("sampled_share", a.activity.sampled_share)
-      .field("busy_share", a.activity.busy_share)
-      .end_object();
+  json.key("sampled_activity");
+  write_sampled_activity(json, a.activity);
   json.key("alignment")
       .begin_object()
       .field("max_uncertainty_ms", ms(a.alignment.max_uncertainty_ns))
       .field("undecided_collectives", a.alignment.undecided_collectives);
-  json.key("contradicted_ranks").begin_array();
-  for (int r : a.alignment.contradicted_ranks) json.value(r);
-  json.end_array().end_object();
+  json.field("contradicted_ranks", a.alignment.contradicted_ranks).end_object();
   json.end_object();
 }
 
@@ -172,19 +142,58 @@ std::string describe_phase(const std::string& phase, int layer, bool late_call) 
   return layer >= 0 ? fmt::format("{} layer {}", phase, layer) : phase;
 }
 
-void write_culprit(JsonWriter& json, const analysis::Culprit& c) {
-  if (!c.found) {
-    json.null();
-    return;
-  }
-  json.begin_object()
+namespace {
+
+// Where a culprit sits: the fields a step's culprit and a run's culprit share.
+template <class C>
+JsonWriter& write_place(JsonWriter& json, const C& c) {
+  return json.begin_object()
       .field("rank", c.rank)
       .field("phase", c.phase)
       .field("layer", c.layer)
       .field("microbatch", c.microbatch)
       .field("step", c.step)
-      .field("collective", c.collective)
-      .field("excess_ms", ms(c.excess_ns))
+      .field("collective", c.collective);
+}
+
+}  // namespace
+
+void write_culprit(JsonWriter& json, const analysis::Culprit& c) {
+  if (!c.found) {
+    json.null();
+    return;
+  }
+  write_place(json, c).field("excess_ms", ms(c.excess_ns)).end_object();
+}
+
+void write_run_culprit(JsonWriter& json, const analysis::RunCulprit& c) {
+  if (!c.found) {
+    json.null();
+    return;
+  }
+  write_place(json, c)
+      .field("excess_ms", c.excess_ms)
+      .field("steps_blamed", c.steps_blamed)
+      .field("steady_steps", c.steady_steps)
+      .field_or_null("environment", c.environment)
+      .end_object();
+}
+
+void write_sampled_activity(JsonWriter& json, const analysis::SampledActivity& a) {
+  json.begin_object()
+      .field("period_s", a.period_s)
+      .field("samples", a.samples)
+      .field("sampled_share", a.sampled_share)
+      .field("busy_share", a.busy_share)
+      .field("span_s", a.span_s)
+      .end_object();
+}
+
+void write_symptom(JsonWriter& json, const analysis::Symptom& s) {
+  json.begin_object()
+      .field("waiting_ranks", s.waiting_ranks)
+      .field("median_wait_ms", s.median_wait_ms)
+      .field("total_wait_ms", s.total_wait_ms)
       .end_object();
 }
 

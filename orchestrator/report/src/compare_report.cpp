@@ -30,9 +30,7 @@ void write_side(JsonWriter& json, const std::string& label, const stats::Summary
     json.null();
   }
   json.field("iqr_ms", s.iqr).field("robust_cv", s.robust_cv);
-  json.key("samples_ms").begin_array();
-  for (const double ms : samples) json.value(ms);
-  json.end_array().end_object();
+  json.field("samples_ms", samples).end_object();
 }
 
 // The comparison's fields, inside an object the caller opened.

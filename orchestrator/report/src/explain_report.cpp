@@ -31,20 +31,7 @@ std::string signed_ms(double ms, bool leading) {
 }
 
 void write_runs(JsonWriter& json, const char* key, const std::vector<std::int64_t>& runs) {
-  json.key(key).begin_array();
-  for (std::int64_t r : runs) json.value(r);
-  json.end_array();
-}
-
-void write_activity(JsonWriter& json, const char* key, const analysis::SampledActivity& a) {
-  json.key(key)
-      .begin_object()
-      .field("period_s", a.period_s)
-      .field("samples", a.samples)
-      .field("sampled_share", a.sampled_share)
-      .field("busy_share", a.busy_share)
-      .field("span_s", a.span_s)
-      .end_object();
+  json.field(key, runs);
 }
 
 // The dashboard figure (share of busy samples) beside the exact busy share.
@@ -84,31 +71,16 @@ void write_explanation(JsonWriter& json, const std::string& experiment,
   json.end_array();
   json.field("unclassified_ms", e.unclassified_ms);
   json.key("culprit");
-  if (e.culprit.found) {
-    json.begin_object()
-        .field("rank", e.culprit.rank)
-        .field("phase", e.culprit.phase)
-        .field("layer", e.culprit.layer)
-        .field("microbatch", e.culprit.microbatch)
-        .field("step", e.culprit.step)
-        .field("collective", e.culprit.collective)
-        .field("excess_ms", e.culprit.excess_ms)
-        .field_or_null("environment", e.culprit.environment)
-        .end_object();
-  } else {
-    json.null();
-  }
-  json.key("symptom")
-      .begin_object()
-      .field("waiting_ranks", e.symptom.waiting_ranks)
-      .field("median_wait_ms", e.symptom.median_wait_ms)
-      .field("total_wait_ms", e.symptom.total_wait_ms)
-      .end_object();
+  write_run_culprit(json, e.culprit);
+  json.key("symptom");
+  write_symptom(json, e.symptom);
   write_runs(json, "baseline_runs", e.baseline_runs);
   write_runs(json, "candidate_runs", e.candidate_runs);
   json.key("sampled_activity").begin_object();
-  write_activity(json, "baseline", e.baseline_activity);
-  write_activity(json, "candidate", e.candidate_activity);
+  json.key("baseline");
+  write_sampled_activity(json, e.baseline_activity);
+  json.key("candidate");
+  write_sampled_activity(json, e.candidate_activity);
   json.end_object();
   if (e.useful_overlap_ms) {
     json.field("useful_overlap_ms", *e.useful_overlap_ms);

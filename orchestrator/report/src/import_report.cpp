@@ -16,10 +16,7 @@ std::string import_json(const ImportReport& r) {
       .field("ranks", s.ranks)
       .field("steps", s.steps)
       .field("events", s.events)
-      .key("warnings")
-      .begin_array();
-  for (const std::string& x : s.warnings) w.value(x);
-  w.end_array()
+      .field("warnings", s.warnings)
       .field("experiment", r.experiment)
       .field("label", r.label)
       .field("baseline", r.baseline)
@@ -31,10 +28,8 @@ std::string import_json(const ImportReport& r) {
       .field("events_read", s.events_read)
       .field("kernels", s.kernels)
       .field("collectives", s.collectives)
-      .key("files")
-      .begin_array();
-  for (const std::string& f : s.files) w.value(f);
-  w.end_array().end_object();
+      .field("files", s.files)
+      .end_object();
   return w.str();
 }
 

@@ -9,7 +9,9 @@
 
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/timeline.hpp"
+#include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "runfile/run_file.hpp"
 
 namespace culprit::report {
 namespace {
@@ -26,20 +28,6 @@ int track_of(storage::EventKind kind) {
       return kStepTrack;
   }
   return kHostTrack;
-}
-
-const char* kind_name(storage::EventKind kind) {
-  switch (kind) {
-    case storage::EventKind::kCompute:
-      return "compute";
-    case storage::EventKind::kCollective:
-      return "collective";
-    case storage::EventKind::kHost:
-      return "host";
-    case storage::EventKind::kStep:
-      return "step";
-  }
-  return "host";
 }
 
 // A slice to write, sorted per track by time before writing.
@@ -180,7 +168,7 @@ class TraceWriter {
     json_.begin_object()
         .field("ph", "X")
         .field("name", s.wait ? "wait: " + name : name)
-        .field("cat", s.wait ? "wait" : kind_name(e.kind))
+        .field("cat", s.wait ? "wait" : runfile::event_kind_name(e.kind))
         .field("pid", s.rank)
         .field("tid", s.track)
         .field("ts", us(s.begin))
@@ -295,16 +283,7 @@ class TraceWriter {
         "aligned to rank 0: clock model + refinement from collectives; ts in us from origin_ns");
     json_.field("flows", flows_);
     json_.key("culprit");
-    if (a_.culprit.found) {
-      json_.begin_object()
-          .field("rank", a_.culprit.rank)
-          .field("phase", a_.culprit.phase)
-          .field("layer", a_.culprit.layer)
-          .field("excess_ms", a_.culprit.excess_ms)
-          .end_object();
-    } else {
-      json_.null();
-    }
+    write_run_culprit(json_, a_.culprit);
     json_.key("clocks").begin_array();
     for (int r : ranks_) {
       const auto i = static_cast<std::size_t>(r);

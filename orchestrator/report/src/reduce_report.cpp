@@ -264,9 +264,7 @@ std::string reduce_summary_json(const analysis::Reduction& r, const std::string&
   w.field("delta_ms", round_centi(r.original.delta_ms));
   w.field("baseline_median_ms", r.baseline.median_step_ms * r.level_scale);
   w.field("model_scale", r.model_scale);
-  w.key("excess_steps").begin_array();
-  for (int s : r.excess_steps) w.value(s);
-  w.end_array();
+  w.field("excess_steps", r.excess_steps);
   w.field("step_excess_ms", r.step_excess_ms);
   w.key("causes").begin_array();
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
@@ -283,9 +281,7 @@ std::string reduce_summary_json(const analysis::Reduction& r, const std::string&
     w.end_array().end_object();
   }
   w.end_array();
-  w.key("not_reproduced").begin_array();
-  for (const auto& miss : r.not_reproduced) w.value(miss);
-  w.end_array();
+  w.field("not_reproduced", r.not_reproduced);
   w.key("notes").begin_array();
   for (const auto& note : r.notes) w.value(note);
   for (const auto& note : r.baseline.notes) w.value(note);

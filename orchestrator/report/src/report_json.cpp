@@ -29,9 +29,7 @@ void write_configurations(JsonWriter& json, const std::vector<stats::StoredConfi
       json.key("ci_ms").begin_array().value(s.ci_lo).value(s.ci_hi).end_array();
       json.field("ci_level", s.ci_level);
     }
-    json.key("samples_ms").begin_array();
-    for (double ms : c.medians_ms) json.value(ms);
-    json.end_array().end_object();
+    json.field("samples_ms", c.medians_ms).end_object();
   }
   json.end_array();
 }
@@ -49,32 +47,9 @@ void write_efficiency(JsonWriter& json, const std::string& config,
     json.end_object();
   }
   json.end_array();
-  json.key("sampled_activity")
-      .begin_object()
-      .field("period_s", a.activity.period_s)
-      .field("samples", a.activity.samples)
-      .field("sampled_share", a.activity.sampled_share)
-      .field("busy_share", a.activity.busy_share)
-      .end_object();
+  json.key("sampled_activity");
+  write_sampled_activity(json, a.activity);
   json.end_object();
-}
-
-void write_run_culprit(JsonWriter& json, const analysis::RunCulprit& c) {
-  if (!c.found) {
-    json.null();
-    return;
-  }
-  json.begin_object()
-      .field("rank", c.rank)
-      .field("phase", c.phase)
-      .field("layer", c.layer)
-      .field("microbatch", c.microbatch)
-      .field("collective", c.collective)
-      .field("excess_ms", c.excess_ms)
-      .field("steps_blamed", c.steps_blamed)
-      .field("steady_steps", c.steady_steps)
-      .field_or_null("environment", c.environment)
-      .end_object();
 }
 
 void write_heat_map(JsonWriter& json, const analysis::HeatMap& m) {
@@ -85,9 +60,7 @@ void write_heat_map(JsonWriter& json, const analysis::HeatMap& m) {
       .field("aggregation", m.aggregation)
       .field("min_ms", m.min_ms)
       .field("max_ms", m.max_ms);
-  json.key("steps").begin_array();
-  for (int s : m.steps) json.value(s);
-  json.end_array();
+  json.field("steps", m.steps);
   json.key("rows").begin_array();
   for (const analysis::HeatRow& row : m.rows) {
     json.begin_object()
@@ -184,9 +157,7 @@ std::string report_json(const ReportData& data) {
         json.field("median_ms", s.median).field("has_ci", s.has_ci);
         json.key("ci_ms").begin_array().value(s.ci_lo).value(s.ci_hi).end_array();
       }
-      json.key("samples_ms").begin_array();
-      for (double ms : v.medians_ms) json.value(ms);
-      json.end_array().end_object();
+      json.field("samples_ms", v.medians_ms).end_object();
     }
     json.end_array().end_object();
   } else {
@@ -219,9 +190,7 @@ std::string report_json(const ReportData& data) {
   json.end_object();
   json.key("timeline");
   write_lanes(json, data.figures.lanes);
-  json.key("notes").begin_array();
-  for (const std::string& n : data.notes) json.value(n);
-  json.end_array().end_object();
+  json.field("notes", data.notes).end_object();
   return json.str();
 }
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "culprit/common/json.hpp"
+#include "culprit/report/json_writer.hpp"
 
 namespace culprit::report {
 namespace {
@@ -19,14 +19,16 @@ std::string duration_text(double seconds) {
 }  // namespace
 
 std::string submission_json(const slurm::Submission& s) {
-  Json::Object doc;
-  doc["db"] = s.db;
-  doc["dir"] = s.dir;
-  doc["shards"] = s.shards;
-  doc["ranks"] = s.ranks;
-  doc["array_job"] = s.array_jobs.empty() ? std::string() : s.array_jobs.back();
-  doc["merge_job"] = s.merge_job;
-  return Json(doc).dump() + "\n";
+  JsonWriter json;
+  json.begin_object()
+      .field("db", s.db)
+      .field("dir", s.dir)
+      .field("shards", s.shards)
+      .field("ranks", s.ranks)
+      .field("array_job", s.array_jobs.empty() ? std::string() : s.array_jobs.back())
+      .field("merge_job", s.merge_job)
+      .end_object();
+  return json.str() + "\n";
 }
 
 std::string submission_text(const slurm::Submission& s) {
@@ -53,36 +55,38 @@ std::string sweep_progress_line(const slurm::SweepStatus& s, double elapsed_s) {
 }
 
 std::string sweep_status_json(const slurm::SweepStatus& s, const slurm::Submission& sub) {
-  Json::Array tasks;
+  JsonWriter json;
+  json.begin_object()
+      .field("db", sub.db)
+      .field("dir", sub.dir)
+      .field("planned", s.planned)
+      .field("ok", s.ok)
+      .field("finished", s.finished)
+      .field("merged_ok", s.merged_ok)
+      .field("over", s.over());
+  json.key("tasks").begin_array();
   for (const auto& t : s.shards) {
-    Json::Object o;
-    o["shard"] = t.shard;
-    o["job_id"] = t.job_id;
-    o["state"] = t.state;
-    o["reason"] = t.reason;
-    o["exit_code"] = t.exit_code;
-    o["log"] = t.log;
-    o["db"] = sub.shard_db(t.shard);
-    o["planned"] = t.planned;
-    o["ok"] = t.ok;
-    o["finished"] = t.finished;
-    tasks.emplace_back(std::move(o));
+    json.begin_object()
+        .field("shard", t.shard)
+        .field("job_id", t.job_id)
+        .field("state", t.state)
+        .field("reason", t.reason)
+        .field("exit_code", t.exit_code)
+        .field("log", t.log)
+        .field("db", sub.shard_db(t.shard))
+        .field("planned", t.planned)
+        .field("ok", t.ok)
+        .field("finished", t.finished)
+        .end_object();
   }
-  Json::Object merge;
-  merge["job_id"] = s.merge_job;
-  merge["state"] = s.merge_state;
-  merge["log"] = s.merge_log;
-  Json::Object doc;
-  doc["db"] = sub.db;
-  doc["dir"] = sub.dir;
-  doc["planned"] = s.planned;
-  doc["ok"] = s.ok;
-  doc["finished"] = s.finished;
-  doc["merged_ok"] = s.merged_ok;
-  doc["over"] = s.over();
-  doc["tasks"] = tasks;
-  doc["merge"] = merge;
-  return Json(doc).dump() + "\n";
+  json.end_array();
+  json.key("merge")
+      .begin_object()
+      .field("job_id", s.merge_job)
+      .field("state", s.merge_state)
+      .field("log", s.merge_log)
+      .end_object();
+  return json.end_object().str() + "\n";
 }
 
 std::string sweep_status_text(const slurm::SweepStatus& s, const slurm::Submission& sub) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/noise.hpp"
+#include "stepclock/event_buffer.hpp"
 #include "stepmodel/schedule.hpp"
 
 namespace sim {
@@ -163,7 +164,7 @@ class Simulation {
     for (int r = 0; r < ranks_; ++r) {
       const auto ur = static_cast<std::size_t>(r);
       EventRecord& e = slot(r, step, 0);
-      fill_ids(e, r, step, -1, -1, -1, kStepNameIndex, EventKind::kStep, 0);
+      stepclock::set_ids(e, r, {EventKind::kStep, kStepNameIndex, step});
       record(e, r, state_.step_begin[ur], state_.now[ur]);
       last = std::max(last, state_.now[ur]);
     }
@@ -188,18 +189,6 @@ class Simulation {
     return delayed;
   }
 
-  static void fill_ids(EventRecord& e, int rank, int step, int microbatch, int layer, int seq,
-                       std::uint16_t name, EventKind kind, std::int64_t bytes) {
-    e.rank = rank;
-    e.step = step;
-    e.microbatch = microbatch;
-    e.layer = layer;
-    e.seq = seq;
-    e.name = name;
-    e.kind = kind;
-    e.bytes = bytes;
-  }
-
   void run_compute(int step, std::size_t k) {
     const stepmodel::ModelConfig& m = config_.model;
     const Phase& phase = plan_.schedule[k];
@@ -222,8 +211,8 @@ class Simulation {
       const std::int64_t begin = state_.now[ur];
       const std::int64_t end = begin + std::llround(duration) + state_.extra[ur];
       EventRecord& e = slot(r, step, static_cast<int>(k) + 1);
-      fill_ids(e, r, step, phase.microbatch, phase.layer, -1, plan_.phase_names[k],
-               EventKind::kCompute, 0);
+      stepclock::set_ids(
+          e, r, {EventKind::kCompute, plan_.phase_names[k], step, phase.microbatch, phase.layer});
       record(e, r, begin, end);
       state_.now[ur] = end;
     }
@@ -254,8 +243,9 @@ class Simulation {
     for (int r = 0; r < ranks_; ++r) {
       const auto ur = static_cast<std::size_t>(r);
       EventRecord& e = slot(r, step, static_cast<int>(k) + 1);
-      fill_ids(e, r, step, -1, -1, phase.seq, plan_.phase_names[k], EventKind::kCollective,
-               phase.bytes);
+      stepclock::set_ids(
+          e, r,
+          {EventKind::kCollective, plan_.phase_names[k], step, -1, -1, phase.seq, phase.bytes});
       record(e, r, state_.now[ur], completion);
       if (!phase.asynchronous) state_.now[ur] = completion;
     }

@@ -31,6 +31,18 @@ class Statement {
   Statement& bind(int index, std::string_view value);  // copied (SQLITE_TRANSIENT)
   Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
   Statement& bind_null(int index);
+  // The value, or NULL for nullopt.
+  template <typename T>
+  Statement& bind(int index, const std::optional<T>& value) {
+    return value ? bind(index, *value) : bind_null(index);
+  }
+  // Binds `values` to ?1, ?2, ... in order.
+  template <typename... T>
+  Statement& bind_all(const T&... values) {
+    int index = 0;
+    (bind(++index, values), ...);
+    return *this;
+  }
   // A blob, not copied: it must stay alive until the statement is stepped.
   Statement& bind_blob(int index, std::span<const unsigned char> value);
 

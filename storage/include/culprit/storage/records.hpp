@@ -33,6 +33,9 @@ struct ExperimentRecord {
 std::optional<ExperimentRecord> find_experiment(Db& store, const std::string& name);
 // The most recently created experiment (created_at, then id); nullopt when there is none.
 std::optional<ExperimentRecord> latest_experiment(Db& store);
+// Experiment `id` of `schema` (an attached store's name, e.g. merge's "src").
+std::optional<ExperimentRecord> experiment_by_id(Db& store, std::int64_t id,
+                                                 const std::string& schema = "main");
 std::int64_t insert_experiment(Db& store, const ExperimentRecord& experiment);
 // Replaces the stored manifest (resume with --force) and appends `note` to forced_changes.
 void force_manifest(Db& store, std::int64_t experiment_id, const ExperimentRecord& manifest,

@@ -22,6 +22,18 @@ struct RegionIds {
   std::int64_t bytes = 0;
 };
 
+// Puts `rank` and the identifiers of `ids` on `e`; its times (and device, stream) stay.
+inline void set_ids(EventRecord& e, std::int32_t rank, const RegionIds& ids) {
+  e.bytes = ids.bytes;
+  e.rank = rank;
+  e.step = ids.step;
+  e.microbatch = ids.microbatch;
+  e.layer = ids.layer;
+  e.seq = ids.seq;
+  e.name = ids.name;
+  e.kind = ids.kind;
+}
+
 class EventBuffer {
  public:
   static constexpr std::int64_t kDropped = -1;
@@ -43,14 +55,7 @@ class EventBuffer {
     __builtin_prefetch(&e + kPrefetchAhead, 1, 0);
     e.begin_ns = begin_ns;
     e.end_ns = begin_ns;
-    e.bytes = ids.bytes;
-    e.rank = rank_;
-    e.step = ids.step;
-    e.microbatch = ids.microbatch;
-    e.layer = ids.layer;
-    e.seq = ids.seq;
-    e.name = ids.name;
-    e.kind = ids.kind;
+    set_ids(e, rank_, ids);
     return slot;
   }
 

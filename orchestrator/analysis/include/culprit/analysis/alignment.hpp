@@ -12,12 +12,16 @@
 
 namespace culprit::analysis {
 
-// One collective instance, matched on every rank by identifiers (step, seq, name), never by
-// timestamps. `event[r]` indexes RunData::events.
-struct CollectiveGroup {
+// A collective instance's identity, the same on every rank: (step, seq, name).
+struct CollectiveId {
   std::int32_t step = 0;
   std::int32_t seq = 0;
   std::uint16_t name = 0;
+};
+
+// One collective instance, matched on every rank by identifiers (step, seq, name), never by
+// timestamps. `event[r]` indexes RunData::events.
+struct CollectiveGroup : CollectiveId {
   std::vector<std::int32_t> event;
 };
 

@@ -10,10 +10,7 @@
 
 namespace culprit::analysis {
 
-struct CollectiveTiming {
-  std::int32_t step = 0;
-  std::int32_t seq = 0;
-  std::uint16_t name = 0;
+struct CollectiveTiming : CollectiveId {
   std::int64_t bytes = 0;
   std::vector<double> arrival_ns;     // per rank, aligned
   std::vector<double> completion_ns;  // per rank, aligned

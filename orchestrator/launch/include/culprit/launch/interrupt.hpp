@@ -5,8 +5,9 @@
 // + signal (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). A later `culprit run` resumes
 // cleanly.
 
-#include <stdexcept>
 #include <string>
+
+#include "culprit/errors.hpp"
 
 namespace culprit::launch {
 
@@ -27,11 +28,10 @@ class InterruptScope {
 int interrupt_signal();
 
 // Thrown once the interrupted run is recorded; main() exits with exit_code().
-class Interrupted : public std::runtime_error {
+class Interrupted : public Error {
  public:
-  Interrupted(int signal, const std::string& what) : std::runtime_error(what), signal_(signal) {}
+  Interrupted(int signal, const std::string& what) : Error(what, 128 + signal), signal_(signal) {}
   int signal() const { return signal_; }
-  int exit_code() const { return 128 + signal_; }
 
  private:
   int signal_;

@@ -16,7 +16,11 @@ std::string attribution_json(const analysis::RunAttribution& attribution);
 std::string attribution_text(const analysis::RunAttribution& attribution);
 
 // Shared pieces (explain uses them too).
+// A step's culprit, a run's culprit (with its evidence), or null when none was found.
 void write_culprit(JsonWriter& json, const analysis::Culprit& culprit);
+void write_run_culprit(JsonWriter& json, const analysis::RunCulprit& culprit);
+void write_symptom(JsonWriter& json, const analysis::Symptom& symptom);
+void write_sampled_activity(JsonWriter& json, const analysis::SampledActivity& activity);
 void write_ratio(JsonWriter& json, const analysis::Ratio& ratio);
 std::string describe_ratio(const analysis::Ratio& ratio);
 std::string describe_phase(const std::string& phase, int layer, bool late_call = false);

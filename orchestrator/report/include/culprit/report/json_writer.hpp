@@ -33,6 +33,13 @@ class JsonWriter {
     key(name);
     return value(v);
   }
+  // key(name) then an array of `values`.
+  template <typename T>
+  JsonWriter& field(std::string_view name, const std::vector<T>& values) {
+    key(name).begin_array();
+    for (const T& v : values) value(v);
+    return end_array();
+  }
   // key(name) then the value, or null when there is none (nullopt, or "" for text).
   template <typename T>
   JsonWriter& field_or_null(std::string_view name, const std::optional<T>& v) {
