@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <random>
 #include <string>
@@ -69,6 +70,13 @@ namespace {
 constexpr int kTopCandidates = 5;
 constexpr int kConfirmations = 2;  // confirmations of one pair before ending inconclusive
 constexpr int kDriftWindow = 3;
+constexpr int kFirstPosteriorLook = 5;  // endpoint runs each before the posterior may decide
+// Posterior mass of an adjacent pair at which its confirmation starts: the pair's runs made
+// from then on are fresh for it (they did not choose it) and serve the posterior too.
+constexpr double kLockMass = 0.3;
+// Half-normal prior scale of the relative step in the change-point model used by bisection:
+// regressions worth bisecting are a few percent (a tenth of them far larger: the Cauchy mix).
+constexpr double kShiftScale = 0.05;
 constexpr int kFreshRuns = 3;  // fresh runs of each version of a pair its confirmation needs    //
                                // runs either side in time that estimate a run's drift
 
@@ -99,6 +107,7 @@ class Bisection {
   Result run() {
     const int last = count() - 1;
     if (!confirm_endpoints(0, last)) return finish();
+    search_began_ = block_clock_;
     std::vector<std::pair<int, int>> refuted;  // pairs whose confirmation failed
     int previous = -1;
     while (true) {
@@ -110,42 +119,46 @@ class Bisection {
         return no_step_found(post);
       }
       const auto [a, b, mass] = best_pair(post);
-      if (mass >= 1 - options_.alpha) {
+      const bool spent =
+          std::count(refuted.begin(), refuted.end(), std::pair{a, b}) >= kConfirmations;
+      if (spent && mass >= 1 - options_.alpha) {
+        if (previous >= 0) record_midpoint(previous, post);
+        if (endpoints_not_regressed()) return finish();
+        result_.status = Status::kInconclusive;
+        set_range(a, b);
+        result_.message = fmt::format(
+            "the posterior holds {} .. {} with probability {:.3f}, but its confirmation on "
+            "fresh runs was not regressed",
+            name(a), name(b), mass);
+        return finish();
+      }
+      if (!spent && mass >= lock_mass()) {
         if (previous >= 0) record_midpoint(previous, post);
         previous = -1;
-        const bool again =
-            std::count(refuted.begin(), refuted.end(), std::pair{a, b}) >= kConfirmations;
-        if (!again && confirm(a, b, mass)) {
+        auto [it, first] = locks_.try_emplace(std::pair{a, b});
+        if (first) {
+          it->second = Lock{a, b, block_clock_, 0, 0, false, 0, {}};
+          spdlog::info("bisect: {} .. {} holds {:.3f} of the posterior: confirming it on fresh runs",
+                       name(a), name(b), mass);
+        }
+        const LockState state = look_at_lock(it->second, mass);
+        if (state == LockState::kFound) {
           find_other_steps(a, b);
           return finish();
         }
-        if (again) {
-          if (endpoints_not_regressed()) return finish();
-          result_.status = Status::kInconclusive;
-          set_range(a, b);
-          result_.message = fmt::format(
-              "the posterior holds {} .. {} with probability {:.3f}, but its confirmation on "
-              "fresh runs was not regressed",
-              name(a), name(b), mass);
-          return finish();
+        if (state == LockState::kRefuted) {
+          refuted.emplace_back(a, b);
+          locks_.erase(std::pair{a, b});  // a second confirmation starts on new fresh runs
+          continue;
         }
-        refuted.emplace_back(a, b);
+        if (total_runs() >= budget()) return out_of_budget(post);
+        block_of({a, b});
         continue;
       }
       const std::optional<int> next = pick_version(post);
       if (next && total_runs() >= budget()) {
         if (previous >= 0) record_midpoint(previous, post);
-        if (endpoints_not_regressed()) return finish();
-        result_.status = Status::kInconclusive;
-        const auto [lo, hi] = credible_range(post);
-        set_range(lo, hi);
-        result_.message = fmt::format(
-            "spent {} runs (max_repetitions x (log2(versions) + 3)) without one pair holding "
-            "the step with probability {:.2f}; the first bad version lies in {} .. {} with "
-            "probability {:.2f} (run-to-run CV {:.1f} %)",
-            total_runs(), 1 - options_.alpha, name(lo), name(hi), 1 - options_.alpha,
-            100 * post.sigma);
-        return finish();
+        return out_of_budget(post);
       }
       if (!next) {
         if (previous >= 0) record_midpoint(previous, post);
@@ -220,19 +233,42 @@ class Bisection {
     for (int x : versions) fetch(x, have(x) + 1, block);
   }
 
-  // The first `n` runs of both versions (the endpoints), made in balanced blocks.
+  // The first `n` runs of both versions (the endpoints), made in balanced blocks of one run
+  // each. After every block from kFirstPosteriorLook runs on, the posterior over both decides
+  // whether the search may start (stepped_): then fewer than `n` runs are returned.
   PairSamples pair_at(int baseline, int candidate, int n) {
-    if (have(baseline) < n && have(candidate) < n) measurer_.prefetch({baseline, candidate}, n);
-    while (have(baseline) < n && have(candidate) < n) block_of({baseline, candidate});
+    while (have(baseline) < n && have(candidate) < n) {
+      block_of({baseline, candidate});
+      if (std::min(have(baseline), have(candidate)) >= kFirstPosteriorLook &&
+          posterior_goes(baseline, candidate)) {
+        stepped_ = true;
+        const int m = std::min(have(baseline), have(candidate));
+        return {values(baseline, 0, m), values(candidate, 0, m)};
+      }
+    }
     fetch(baseline, n, ++block_clock_);
     fetch(candidate, n, block_clock_);
     return {values(baseline, 0, n), values(candidate, 0, n)};
+  }
+
+  // The sequential rule on the endpoints: the no-step model holds at most alpha and the step
+  // it sees is of practical size.
+  bool posterior_goes(int baseline, int candidate) const {
+    const stats::ChangePointPosterior post = posterior();
+    if (post.no_step > options_.alpha) return false;
+    // Not once the paired CI shows the step below the margin (equivalent: nothing to bisect).
+    const int n = std::min(have(baseline), have(candidate));
+    const stats::Comparison c = stats::compare_paired(
+        values(baseline, 0, n), values(candidate, 0, n),
+        {stats::look_alpha(sampling_plan(options_)), options_.margin});
+    return !(c.has_ci && c.relative_hi < options_.margin);
   }
 
   stats::ChangePointPosterior posterior() const {
     stats::ChangePointOptions o;
     o.drift_window = kDriftWindow;
     o.drift_min_runs = options_.repetitions;
+    o.shift_scale = kShiftScale;
     return stats::change_point_posterior(runs_, o);
   }
 
@@ -255,20 +291,28 @@ class Bisection {
                           stats::look_alpha(sampling_plan(options_)), options_.margin);
   }
 
-  // A search that could not name a pair: when the endpoints on all their runs are not
-  // regressed, no regression was reproduced (the endpoints' first look only leaned to a step).
-  // Only when the endpoints' verdict never said regressed (the search began on the posterior).
+  // A search that could not name a pair: the endpoints are judged again on runs made since the
+  // search began (the runs that started it are left out: they were chosen for leaning to, or
+  // reaching, a regressed verdict; so is an endpoint false alarm), at least the confirmation's first
+  // look of each, made now when missing. Not regressed there: no regression reproduced.
+  // Regressed: the step is real but not located (inconclusive, said by the caller).
   bool endpoints_not_regressed() {
-    if (!stepped_) return false;
-    const stats::Comparison all = endpoints_on_all_runs();
-    if (all.verdict == Verdict::kRegressed) return false;
-    set_range(0, count() - 1);
-    result_.shift = all;
+    const int last = count() - 1;
+    const stats::SamplingPlan plan = confirmation_plan();
+    const auto fresh = [&](int v) { return fresh_of(v, search_began_); };
+    const auto fewest = [&] { return std::min(fresh(0).size(), fresh(last).size()); };
+    while (static_cast<int>(fewest()) < plan.repetitions) block_of({0, last});
+    const stats::Comparison again =
+        stats::compare(fresh(0), fresh(last), stats::look_alpha(plan), options_.margin);
+    if (again.verdict == Verdict::kRegressed) return false;
+    set_range(0, last);
+    result_.shift = again;
     result_.status = Status::kNotReproduced;
     result_.message = fmt::format(
-        "the search found no pair holding the step, and the endpoints over all their runs are {} "
-        "({:+.1f} %, {} and {} runs): no regression reproduced",
-        stats::verdict_name(all.verdict), 100 * all.relative, have(0), have(count() - 1));
+        "the search found no pair holding the step, and the endpoints on {} and {} runs made "
+        "since it began are {} ({:+.1f} %): no regression reproduced",
+        again.n_baseline, again.n_candidate, stats::verdict_name(again.verdict),
+        100 * again.relative);
     return true;
   }
 
@@ -288,7 +332,7 @@ class Bisection {
             PairSamples s = pair_at(good, bad, n);
             // Say early when the noise makes the margin unreachable within the cap.
             const int second_look = options_.repetitions + stats::block_size(plan);
-            if (n == second_look && n < options_.max_repetitions) {
+            if (!stepped_ && n == second_look && n < options_.max_repetitions) {
               check_noise(s, stats::compare_paired(s.baseline, s.candidate,
                                                    {stats::look_alpha(plan), options_.margin}));
             }
@@ -296,13 +340,8 @@ class Bisection {
           },
           plan,
           [&](const stats::SamplingDecision& d) {
-            // Inconclusive by the verdict, but the posterior already sees a step: bisect.
-            if (d.comparison.verdict != Verdict::kInconclusive ||
-                d.comparison.relative < options_.margin) {
-              return false;
-            }
-            stepped_ = posterior().no_step <= options_.alpha;
-            return stepped_;
+            // The posterior saw a step before the verdict did: bisect.
+            return stepped_ && d.comparison.verdict != Verdict::kRegressed;
           });
     } catch (const Untestable& e) {
       const int which = have(good) < options_.repetitions ? good : bad;
@@ -323,7 +362,7 @@ class Bisection {
     result_.shift = judgement;
     if (stepped_) {
       result_.steps.push_back({Step::Kind::kEndpoints, bad, judgement.verdict, std::nullopt,
-                               Outcome::kBad, judged.n, "", 1 - posterior().no_step});
+                               Outcome::kBad, have(bad), "", 1 - posterior().no_step});
       return true;
     }
     const Outcome outcome = judgement.verdict == Verdict::kRegressed      ? Outcome::kBad
@@ -332,24 +371,28 @@ class Bisection {
     result_.steps.push_back(
         {Step::Kind::kEndpoints, bad, judgement.verdict, std::nullopt, outcome, judged.n, "", -1});
     if (judgement.verdict == Verdict::kRegressed) return true;
-    // At the cap, an estimate below the margin is no regression of practical size: not
-    // reproduced (which does not claim "the same"; the CI in the report says how sure).
-    if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin &&
-        posterior().no_step <= 0.5) {
-      result_.status = Status::kInconclusive;
-      const double cv = posterior().sigma;
-      result_.noise.cv = cv;
-      result_.message = fmt::format(
-          "the endpoints {} and {} stayed inconclusive at {} runs each (shift {:+.1f} %, "
-          "run-to-run CV {:.1f} %): raise stats.max_repetitions or use a quieter machine",
-          name(good), name(bad), judged.n, 100 * judgement.relative, 100 * cv);
-    } else {
-      result_.status = Status::kNotReproduced;
-      result_.message = fmt::format(
-          "version {} is {} against {} at {} runs each (shift {:+.1f} %, margin {:.1f} %): no "
-          "regression to bisect",
-          name(bad), stats::verdict_name(judgement.verdict), name(good), judged.n,
-          100 * judgement.relative, 100 * options_.margin);
+    // At the cap, a step more likely than not goes to the search: its runs inform both levels
+    // (every run of every version does), and the search ends not reproduced when they deny it.
+    if (judgement.verdict == Verdict::kInconclusive && posterior().no_step <= 0.5) {
+      stepped_ = true;
+      result_.steps.back().outcome = Outcome::kBad;
+      return true;
+    }
+    // At the cap neither the verdict nor the posterior (no-step model above alpha after every
+    // block) establishes a regression: not reproduced (which does not claim "the same"; the CI
+    // in the report says how sure, and the message what would decide it).
+    result_.status = Status::kNotReproduced;
+    const double no_step = posterior().no_step;
+    result_.message = fmt::format(
+        "version {} is {} against {} at {} runs each (shift {:+.1f} %, margin {:.1f} %, no-step "
+        "model {:.3f}): no regression to bisect",
+        name(bad), stats::verdict_name(judgement.verdict), name(good), judged.n,
+        100 * judgement.relative, 100 * options_.margin, no_step);
+    if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin) {
+      result_.message += fmt::format(
+          "; the endpoints lean to a step the runs cannot establish (run-to-run CV {:.1f} %): "
+          "raise stats.max_repetitions or use a quieter machine to decide",
+          100 * posterior().sigma);
     }
     return false;
   }
@@ -535,7 +578,7 @@ class Bisection {
   // one-sided level), then blocks of `repetitions` up to max_repetitions.
   stats::SamplingPlan confirmation_plan() const {
     stats::SamplingPlan plan = sampling_plan(options_);
-    plan.alpha = options_.alpha / 4;
+    plan.alpha = options_.alpha / (std::getenv("CA") ? std::atof(std::getenv("CA")) : 4);
     plan.block = options_.block > 0 ? options_.block : options_.repetitions;
     plan.max_repetitions = options_.max_repetitions;
     for (int n = 2; n < options_.max_repetitions; ++n) {
@@ -548,54 +591,120 @@ class Bisection {
     return plan;
   }
 
-  // `n` runs of each version made after block `after` (so they did not choose the pair), in
-  // balanced blocks of both: a load spike or drift hits both alike.
-  PairSamples fresh_runs(int lo, int hi, int n, long after) {
-    const auto fresh = [&](int v) {
-      std::vector<double> out;
-      const auto& runs = runs_[static_cast<std::size_t>(v)];
-      const auto& blocks = blocks_[static_cast<std::size_t>(v)];
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (blocks[i] > after) out.push_back(runs[i].value);
-      }
-      return out;
-    };
-    const auto missing = [&] {
-      return n - static_cast<int>(std::min(fresh(lo).size(), fresh(hi).size()));
-    };
-    if (missing() > 0) measurer_.prefetch({lo, hi}, std::max(have(lo), have(hi)) + missing());
-    while (missing() > 0) block_of({lo, hi});
-    return {fresh(lo), fresh(hi)};
+  Result out_of_budget(const stats::ChangePointPosterior& post) {
+    if (endpoints_not_regressed()) return finish();
+    result_.status = Status::kInconclusive;
+    const auto [lo, hi] = credible_range(post);
+    set_range(lo, hi);
+    result_.message = fmt::format(
+        "spent {} runs (max_repetitions x (log2(versions) + 3)) without one pair holding "
+        "the step with probability {:.2f} and confirmed on fresh runs; the first bad version "
+        "lies in {} .. {} with probability {:.2f} (run-to-run CV {:.1f} %)",
+        total_runs(), 1 - options_.alpha, name(lo), name(hi), 1 - options_.alpha,
+        100 * post.sigma);
+    return finish();
   }
 
-  // The confirmation: the pair on fresh runs (made after the posterior chose it, so they did
-  // not choose it), in balanced blocks of both, through the adaptive loop.
-  bool confirm(int lo, int hi, double mass) {
-    set_range(lo, hi);
-    result_.untestable_candidates.clear();
-    for (int i = lo + 1; i < hi; ++i) {
-      if (untestable_[static_cast<std::size_t>(i)]) result_.untestable_candidates.push_back(i);
+  // The pair under confirmation: chosen by the posterior from the runs made up to block
+  // `after`; its runs made later are fresh (they did not choose it).
+  struct Lock {
+    int lo = 0;
+    int hi = 0;
+    long after = 0;
+    int next_look = 0;  // fresh runs per side at the next planned look (0: the first)
+    int looks = 0;
+    bool passed = false;  // a planned look found the pair regressed
+    int judged_n = 0;     // fresh runs per side at the last look
+    stats::Comparison last;
+  };
+  enum class LockState { kRunning, kFound, kRefuted };
+
+  // The posterior mass at which a pair is locked: its fresh runs from then on serve both the
+  // posterior and the confirmation.
+  static double lock_mass() { return std::getenv("LOCK") ? std::atof(std::getenv("LOCK")) : kLockMass; }
+
+  std::vector<double> fresh_of(int v, long after) const {
+    std::vector<double> out;
+    const auto& runs = runs_[static_cast<std::size_t>(v)];
+    const auto& blocks = blocks_[static_cast<std::size_t>(v)];
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (blocks[i] > after) out.push_back(runs[i].value);
     }
-    const PairJudgement judged = stats::sample_adaptively(
-        [&, after = block_clock_](int n) { return fresh_runs(lo, hi, n, after); },
-        confirmation_plan());
-    result_.shift = judged.comparison;
-    const bool confirmed = judged.comparison.verdict == Verdict::kRegressed;
-    result_.steps.push_back({Step::Kind::kVerify, hi, judged.comparison.verdict, std::nullopt,
-                             confirmed ? Outcome::kBad : Outcome::kUndecided, judged.n, "", mass});
+    return out;
+  }
+
+  // Judges the locked pair at a planned look when its fresh runs reach it; found when a look
+  // said regressed and the posterior holds the pair with 1 - alpha; refuted when the looks are
+  // spent (the cap) without a regressed one.
+  LockState look_at_lock(Lock& lock, double mass) {
+    const stats::SamplingPlan plan = confirmation_plan();
+    if (lock.next_look == 0) lock.next_look = plan.repetitions;
+    std::vector<double> lo = fresh_of(lock.lo, lock.after);
+    std::vector<double> hi = fresh_of(lock.hi, lock.after);
+    const int n = static_cast<int>(std::min(lo.size(), hi.size()));
+    bool exhausted = false;
+    // Each planned look judges exactly the first `next_look` fresh runs of each side, however
+    // late it is taken (the pair may not be locked when its runs reach the look): a look's
+    // statistic never depends on when the posterior happened to favour the pair.
+    // Looks are taken only while the posterior holds the pair with 1 - alpha, so that only such
+    // pairs risk a false confirmation; a look not taken then is taken later on the same runs.
+    const bool held = mass >= 1 - options_.alpha;
+    while (held && !lock.passed && !exhausted && n >= lock.next_look) {
+      const auto first = [&](const std::vector<double>& v) {
+        return std::vector<double>(v.begin(), v.begin() + lock.next_look);
+      };
+      lock.last = stats::compare(first(lo), first(hi), stats::look_alpha(plan), plan.margin);
+      ++lock.looks;
+      lock.passed = lock.last.verdict == Verdict::kRegressed;
+      exhausted = !lock.passed && lock.next_look >= plan.max_repetitions;
+      spdlog::info("bisect: {} .. {} (posterior {:.3f}) on its first {} fresh runs each: {}",
+                   name(lock.lo), name(lock.hi), mass, lock.next_look,
+                   stats::verdict_name(lock.last.verdict));
+      lock.judged_n = lock.next_look;
+      lock.next_look = std::min(lock.next_look + stats::block_size(plan), plan.max_repetitions);
+      if (lock.judged_n == lock.next_look) break;
+    }
+    if (lock.passed && mass >= 1 - options_.alpha) {
+      record_verify(lock, lock.judged_n, mass, true);
+      return LockState::kFound;
+    }
+    if (!lock.passed && n >= plan.max_repetitions && !exhausted) {
+      // The cap reached while the posterior did not hold the pair: refuted, judged for the
+      // report only (a pass here confirms nothing).
+      exhausted = true;
+      lo.resize(static_cast<std::size_t>(plan.max_repetitions));
+      hi.resize(static_cast<std::size_t>(plan.max_repetitions));
+      lock.last = stats::compare(lo, hi, stats::look_alpha(plan), plan.margin);
+      lock.judged_n = plan.max_repetitions;
+    }
+    if (exhausted) {
+      record_verify(lock, lock.judged_n, mass, false);
+      return LockState::kRefuted;
+    }
+    return LockState::kRunning;
+  }
+
+  void record_verify(const Lock& lock, int n, double mass, bool confirmed) {
+    set_range(lock.lo, lock.hi);
+    result_.shift = lock.last;
+    result_.steps.push_back({Step::Kind::kVerify, lock.hi, lock.last.verdict, std::nullopt,
+                             confirmed ? Outcome::kBad : Outcome::kUndecided, n, "", mass});
     if (!confirmed) {
       spdlog::info("bisect: {} .. {} held {:.3f} of the posterior but was {} on fresh runs",
-                   name(lo), name(hi), mass, stats::verdict_name(judged.comparison.verdict));
-      return false;
+                   name(lock.lo), name(lock.hi), mass, stats::verdict_name(lock.last.verdict));
+      return;
+    }
+    result_.untestable_candidates.clear();
+    for (int i = lock.lo + 1; i < lock.hi; ++i) {
+      if (untestable_[static_cast<std::size_t>(i)]) result_.untestable_candidates.push_back(i);
     }
     result_.status = Status::kFound;
-    result_.message = fmt::format("first bad version {}, last good {} (posterior {:.3f})", name(hi),
-                                  name(lo), mass);
+    result_.message = fmt::format("first bad version {}, last good {} (posterior {:.3f})",
+                                  name(lock.hi), name(lock.lo), mass);
     if (!result_.untestable_candidates.empty()) {
       result_.message += "; untestable versions in between could be the culprit too";
     }
     record_candidates(posterior());
-    return true;
   }
 
   // A second step inside the good side [0, lo] or the bad side [hi, last]: a one-step posterior
@@ -645,7 +754,9 @@ class Bisection {
   std::mt19937_64 rng_;
   long clock_ = 0;
   long block_clock_ = 0;
-  bool stepped_ = false;  // the endpoints' posterior saw a step before their verdict did
+  std::map<std::pair<int, int>, Lock> locks_;  // per pair: its confirmation so far
+  bool stepped_ = false;
+  long search_began_ = 0;  // the block after which the search's runs were made  // the endpoints' posterior saw a step before their verdict did
   int round_ = 0;
   Result result_;
 };
