@@ -73,10 +73,11 @@ constexpr int kDriftWindow = 3;
 constexpr int kFirstPosteriorLook = 5;  // endpoint runs each before the posterior may decide
 // Posterior mass of an adjacent pair at which its confirmation starts: the pair's runs made
 // from then on are fresh for it (they did not choose it) and serve the posterior too.
-constexpr double kLockMass = 0.3;
+constexpr double kLockMass = 0.8;
 // Half-normal prior scale of the relative step in the change-point model used by bisection:
 // regressions worth bisecting are a few percent (a tenth of them far larger: the Cauchy mix).
 constexpr double kShiftScale = 0.05;
+constexpr double kWidePriorScale = stats::ChangePointOptions{}.shift_scale;
 constexpr int kFreshRuns = 3;  // fresh runs of each version of a pair its confirmation needs    //
                                // runs either side in time that estimate a run's drift
 
@@ -132,14 +133,15 @@ class Bisection {
             name(a), name(b), mass);
         return finish();
       }
-      if (!spent && mass >= lock_mass()) {
+      if (!spent && mass >= kLockMass) {
         if (previous >= 0) record_midpoint(previous, post);
         previous = -1;
         auto [it, first] = locks_.try_emplace(std::pair{a, b});
         if (first) {
           it->second = Lock{a, b, block_clock_, 0, 0, false, 0, {}};
-          spdlog::info("bisect: {} .. {} holds {:.3f} of the posterior: confirming it on fresh runs",
-                       name(a), name(b), mass);
+          spdlog::info(
+              "bisect: {} .. {} holds {:.3f} of the posterior: confirming it on fresh runs",
+              name(a), name(b), mass);
         }
         const LockState state = look_at_lock(it->second, mass);
         if (state == LockState::kFound) {
@@ -258,17 +260,17 @@ class Bisection {
     if (post.no_step > options_.alpha) return false;
     // Not once the paired CI shows the step below the margin (equivalent: nothing to bisect).
     const int n = std::min(have(baseline), have(candidate));
-    const stats::Comparison c = stats::compare_paired(
-        values(baseline, 0, n), values(candidate, 0, n),
-        {stats::look_alpha(sampling_plan(options_)), options_.margin});
+    const stats::Comparison c =
+        stats::compare_paired(values(baseline, 0, n), values(candidate, 0, n),
+                              {stats::look_alpha(sampling_plan(options_)), options_.margin});
     return !(c.has_ci && c.relative_hi < options_.margin);
   }
 
-  stats::ChangePointPosterior posterior() const {
+  stats::ChangePointPosterior posterior(double shift_scale = kShiftScale) const {
     stats::ChangePointOptions o;
     o.drift_window = kDriftWindow;
     o.drift_min_runs = options_.repetitions;
-    o.shift_scale = kShiftScale;
+    o.shift_scale = shift_scale;
     return stats::change_point_posterior(runs_, o);
   }
 
@@ -293,8 +295,8 @@ class Bisection {
 
   // A search that could not name a pair: the endpoints are judged again on runs made since the
   // search began (the runs that started it are left out: they were chosen for leaning to, or
-  // reaching, a regressed verdict; so is an endpoint false alarm), at least the confirmation's first
-  // look of each, made now when missing. Not regressed there: no regression reproduced.
+  // reaching, a regressed verdict; so is an endpoint false alarm), at least the confirmation's
+  // first look of each, made now when missing. Not regressed there: no regression reproduced.
   // Regressed: the step is real but not located (inconclusive, said by the caller).
   bool endpoints_not_regressed() {
     const int last = count() - 1;
@@ -423,7 +425,9 @@ class Bisection {
     // "not reproduced" anyway); stop only when the cap's MDE is clearly out of reach (twice
     // the estimate: the CV from a second look is itself uncertain).
     if (first_look.verdict != Verdict::kInconclusive || target < options_.margin) return;
-    if (noise.mde_at_cap <= 2 * target || posterior().no_step > 0.5) return;
+    // (Under the model's default, wider prior: the step this check is about is one the noise
+    // hides, of any size up to the cap's MDE.)
+    if (noise.mde_at_cap <= 2 * target || posterior(kWidePriorScale).no_step > 0.5) return;
     noise.limited = true;
     noise.advice = fmt::format(
         "run-to-run CV is {:.1f} % (measured over {} runs): with at most {} runs per version the "
@@ -578,7 +582,7 @@ class Bisection {
   // one-sided level), then blocks of `repetitions` up to max_repetitions.
   stats::SamplingPlan confirmation_plan() const {
     stats::SamplingPlan plan = sampling_plan(options_);
-    plan.alpha = options_.alpha / (std::getenv("CA") ? std::atof(std::getenv("CA")) : 4);
+    plan.alpha = options_.alpha / 4;
     plan.block = options_.block > 0 ? options_.block : options_.repetitions;
     plan.max_repetitions = options_.max_repetitions;
     for (int n = 2; n < options_.max_repetitions; ++n) {
@@ -600,8 +604,7 @@ class Bisection {
         "spent {} runs (max_repetitions x (log2(versions) + 3)) without one pair holding "
         "the step with probability {:.2f} and confirmed on fresh runs; the first bad version "
         "lies in {} .. {} with probability {:.2f} (run-to-run CV {:.1f} %)",
-        total_runs(), 1 - options_.alpha, name(lo), name(hi), 1 - options_.alpha,
-        100 * post.sigma);
+        total_runs(), 1 - options_.alpha, name(lo), name(hi), 1 - options_.alpha, 100 * post.sigma);
     return finish();
   }
 
@@ -618,10 +621,6 @@ class Bisection {
     stats::Comparison last;
   };
   enum class LockState { kRunning, kFound, kRefuted };
-
-  // The posterior mass at which a pair is locked: its fresh runs from then on serve both the
-  // posterior and the confirmation.
-  static double lock_mass() { return std::getenv("LOCK") ? std::atof(std::getenv("LOCK")) : kLockMass; }
 
   std::vector<double> fresh_of(int v, long after) const {
     std::vector<double> out;
@@ -756,7 +755,8 @@ class Bisection {
   long block_clock_ = 0;
   std::map<std::pair<int, int>, Lock> locks_;  // per pair: its confirmation so far
   bool stepped_ = false;
-  long search_began_ = 0;  // the block after which the search's runs were made  // the endpoints' posterior saw a step before their verdict did
+  long search_began_ = 0;  // the block after which the search's runs were made  // the endpoints'
+                           // posterior saw a step before their verdict did
   int round_ = 0;
   Result result_;
 };
