@@ -74,10 +74,6 @@ constexpr int kFirstPosteriorLook = 5;  // endpoint runs each before the posteri
 // Posterior mass of an adjacent pair at which its confirmation starts: the pair's runs made
 // from then on are fresh for it (they did not choose it) and serve the posterior too.
 constexpr double kLockMass = 0.8;
-// Half-normal prior scale of the relative step in the change-point model used by bisection:
-// regressions worth bisecting are a few percent (a tenth of them far larger: the Cauchy mix).
-constexpr double kShiftScale = 0.05;
-constexpr double kWidePriorScale = stats::ChangePointOptions{}.shift_scale;
 constexpr int kFreshRuns = 3;  // fresh runs of each version of a pair its confirmation needs    //
                                // runs either side in time that estimate a run's drift
 
@@ -266,11 +262,10 @@ class Bisection {
     return !(c.has_ci && c.relative_hi < options_.margin);
   }
 
-  stats::ChangePointPosterior posterior(double shift_scale = kShiftScale) const {
+  stats::ChangePointPosterior posterior() const {
     stats::ChangePointOptions o;
     o.drift_window = kDriftWindow;
     o.drift_min_runs = options_.repetitions;
-    o.shift_scale = shift_scale;
     return stats::change_point_posterior(runs_, o);
   }
 
@@ -302,10 +297,19 @@ class Bisection {
     const int last = count() - 1;
     const stats::SamplingPlan plan = confirmation_plan();
     const auto fresh = [&](int v) { return fresh_of(v, search_began_); };
-    const auto fewest = [&] { return std::min(fresh(0).size(), fresh(last).size()); };
-    while (static_cast<int>(fewest()) < plan.repetitions) block_of({0, last});
-    const stats::Comparison again =
-        stats::compare(fresh(0), fresh(last), stats::look_alpha(plan), options_.margin);
+    const auto fewest = [&] {
+      return static_cast<int>(std::min(fresh(0).size(), fresh(last).size()));
+    };
+    // Through the one adaptive loop on the first n fresh runs each, up to the cap.
+    const auto at = [&](int n) {
+      while (fewest() < n) block_of({0, last});
+      auto lo = fresh(0);
+      auto hi = fresh(last);
+      lo.resize(static_cast<std::size_t>(n));
+      hi.resize(static_cast<std::size_t>(n));
+      return PairSamples{std::move(lo), std::move(hi)};
+    };
+    const stats::Comparison again = stats::sample_adaptively(at, plan).comparison;
     if (again.verdict == Verdict::kRegressed) return false;
     set_range(0, last);
     result_.shift = again;
@@ -425,9 +429,7 @@ class Bisection {
     // "not reproduced" anyway); stop only when the cap's MDE is clearly out of reach (twice
     // the estimate: the CV from a second look is itself uncertain).
     if (first_look.verdict != Verdict::kInconclusive || target < options_.margin) return;
-    // (Under the model's default, wider prior: the step this check is about is one the noise
-    // hides, of any size up to the cap's MDE.)
-    if (noise.mde_at_cap <= 2 * target || posterior(kWidePriorScale).no_step > 0.5) return;
+    if (noise.mde_at_cap <= 2 * target || posterior().no_step > 0.5) return;
     noise.limited = true;
     noise.advice = fmt::format(
         "run-to-run CV is {:.1f} % (measured over {} runs): with at most {} runs per version the "
