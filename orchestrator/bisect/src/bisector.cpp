@@ -249,17 +249,23 @@ class Bisection {
     return {values(baseline, 0, n), values(candidate, 0, n)};
   }
 
+  // The endpoints' pairs so far, judged paired at `level`: above 0 and reaching the margin.
+  bool paired_step(int baseline, int candidate, double level) const {
+    const int n = std::min(have(baseline), have(candidate));
+    const stats::Comparison c = stats::compare_paired(
+        values(baseline, 0, n), values(candidate, 0, n), {level, options_.margin});
+    return c.has_ci && c.relative_lo > 0 && c.relative_hi >= options_.margin;
+  }
+
   // The sequential rule on the endpoints: the no-step model holds at most alpha and the step
   // it sees is of practical size.
   bool posterior_goes(int baseline, int candidate) const {
     const stats::ChangePointPosterior post = posterior();
     if (post.no_step > options_.alpha) return false;
-    // Not once the paired CI shows the step below the margin (equivalent: nothing to bisect).
-    const int n = std::min(have(baseline), have(candidate));
-    const stats::Comparison c =
-        stats::compare_paired(values(baseline, 0, n), values(candidate, 0, n),
-                              {stats::look_alpha(sampling_plan(options_)), options_.margin});
-    return !(c.has_ci && c.relative_hi < options_.margin);
+    // And the paired CI above 0 and not wholly below the margin: load common to a pair cancels
+    // in its ratio, not in the posterior over two versions, so a load spike alone cannot start
+    // the search.
+    return paired_step(baseline, candidate, options_.alpha);
   }
 
   stats::ChangePointPosterior posterior() const {
@@ -379,7 +385,8 @@ class Bisection {
     if (judgement.verdict == Verdict::kRegressed) return true;
     // At the cap, a step more likely than not goes to the search: its runs inform both levels
     // (every run of every version does), and the search ends not reproduced when they deny it.
-    if (judgement.verdict == Verdict::kInconclusive && posterior().no_step <= 0.5) {
+    if (judgement.verdict == Verdict::kInconclusive && paired_step(good, bad, options_.alpha) &&
+        posterior().no_step <= 0.5) {
       stepped_ = true;
       result_.steps.back().outcome = Outcome::kBad;
       return true;
