@@ -160,15 +160,9 @@ class Bisection {
       }
       if (!next) {
         if (previous >= 0) record_midpoint(previous, post);
-        if (endpoints_not_regressed()) return finish();
-        result_.status = Status::kInconclusive;
-        const auto [lo, hi] = credible_range(post);
-        set_range(lo, hi);
-        result_.message = fmt::format(
-            "every version that could still split the range has {} runs (max_repetitions); the "
-            "first bad version lies in {} .. {} with probability {:.3f}",
-            options_.max_repetitions, name(lo), name(hi), 1 - options_.alpha);
-        return finish();
+        return not_located(post, fmt::format("every version that could still split the range has "
+                                             "{} runs (max_repetitions)",
+                                             options_.max_repetitions));
       }
       if (previous >= 0 && previous != *next) record_midpoint(previous, post);
       previous = *next;
@@ -605,15 +599,23 @@ class Bisection {
   }
 
   Result out_of_budget(const stats::ChangePointPosterior& post) {
+    return not_located(
+        post, fmt::format("spent {} runs (max_repetitions x (log2(versions) + 3)) without one pair "
+                          "holding the step with probability {:.2f} and confirmed on fresh runs",
+                          total_runs(), 1 - options_.alpha));
+  }
+
+  // The search ended without a pair: not reproduced when the endpoints' fresh runs say so,
+  // else inconclusive with the credible range.
+  Result not_located(const stats::ChangePointPosterior& post, const std::string& why) {
     if (endpoints_not_regressed()) return finish();
     result_.status = Status::kInconclusive;
     const auto [lo, hi] = credible_range(post);
     set_range(lo, hi);
     result_.message = fmt::format(
-        "spent {} runs (max_repetitions x (log2(versions) + 3)) without one pair holding "
-        "the step with probability {:.2f} and confirmed on fresh runs; the first bad version "
-        "lies in {} .. {} with probability {:.2f} (run-to-run CV {:.1f} %)",
-        total_runs(), 1 - options_.alpha, name(lo), name(hi), 1 - options_.alpha, 100 * post.sigma);
+        "{}; the first bad version lies in {} .. {} with probability {:.2f} (run-to-run CV "
+        "{:.1f} %)",
+        why, name(lo), name(hi), 1 - options_.alpha, 100 * post.sigma);
     return finish();
   }
 
