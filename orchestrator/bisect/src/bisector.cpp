@@ -385,22 +385,29 @@ class Bisection {
       result_.steps.back().outcome = Outcome::kBad;
       return true;
     }
-    // At the cap neither the verdict nor the posterior (no-step model above alpha after every
-    // block) establishes a regression: not reproduced (which does not claim "the same"; the CI
-    // in the report says how sure, and the message what would decide it).
+    const stats::ChangePointPosterior post = posterior();
+    if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin &&
+        post.no_step <= 0.5) {
+      // The endpoints lean to a step of practical size that neither the verdict nor the
+      // posterior establishes at the cap: say so, with what would decide it.
+      result_.status = Status::kInconclusive;
+      result_.noise.cv = post.sigma;
+      result_.message = fmt::format(
+          "the endpoints {} and {} stayed inconclusive at {} runs each (shift {:+.1f} %, "
+          "run-to-run CV {:.1f} %, no-step model {:.3f}): raise stats.max_repetitions or use a "
+          "quieter machine",
+          name(good), name(bad), judged.n, 100 * judgement.relative, 100 * post.sigma,
+          post.no_step);
+      return false;
+    }
+    // Otherwise no regression is established: not reproduced (which does not claim "the same";
+    // the CI in the report says how sure).
     result_.status = Status::kNotReproduced;
-    const double no_step = posterior().no_step;
     result_.message = fmt::format(
         "version {} is {} against {} at {} runs each (shift {:+.1f} %, margin {:.1f} %, no-step "
         "model {:.3f}): no regression to bisect",
         name(bad), stats::verdict_name(judgement.verdict), name(good), judged.n,
-        100 * judgement.relative, 100 * options_.margin, no_step);
-    if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin) {
-      result_.message += fmt::format(
-          "; the endpoints lean to a step the runs cannot establish (run-to-run CV {:.1f} %): "
-          "raise stats.max_repetitions or use a quieter machine to decide",
-          100 * posterior().sigma);
-    }
+        100 * judgement.relative, 100 * options_.margin, post.no_step);
     return false;
   }
 
