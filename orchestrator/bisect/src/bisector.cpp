@@ -310,7 +310,11 @@ class Bisection {
       return PairSamples{std::move(lo), std::move(hi)};
     };
     const stats::Comparison again = stats::sample_adaptively(at, plan).comparison;
-    if (again.verdict == Verdict::kRegressed) return false;
+    // Regressed, or still leaning to a step of practical size: the step is not ruled out.
+    if (again.verdict == Verdict::kRegressed ||
+        (again.verdict == Verdict::kInconclusive && again.relative >= options_.margin)) {
+      return false;
+    }
     set_range(0, last);
     result_.shift = again;
     result_.status = Status::kNotReproduced;
