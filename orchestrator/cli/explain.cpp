@@ -5,6 +5,7 @@
 
 #include "culprit/analysis/explain.hpp"
 #include "culprit/analysis/reduction.hpp"
+#include "culprit/analysis/step_excess.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/report/explain_report.hpp"
@@ -40,6 +41,11 @@ int explain(const ExplainArgs& args) {
     if (auto from = manifest::reduced_from_text(experiment.manifest_text)) {
       std::cout << report::reproduction_text(analysis::reproduction(result, from->target_ms()),
                                              from->target_ms());
+      if (from->step_excess_ms && !from->excess_steps.empty()) {
+        std::cout << report::step_excess_text(
+            analysis::step_excess(*store, result.experiment, from->excess_steps),
+            from->excess_steps, *from->step_excess_ms);
+      }
     }
   }
   return exit_code::kOk;

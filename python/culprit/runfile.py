@@ -8,7 +8,7 @@ there) or in the repository this module is imported from.
 import os
 import sqlite3
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # the DDL of format 3; this module writes its events as rows (allowed)
 
 # The order is the integer stored in event_rows.kind (run_file.sql's event_kinds rows).
 EVENT_KINDS = ("compute", "collective", "host", "step")

@@ -27,7 +27,7 @@ import torch
 import torch.distributed as dist
 
 from . import clock as clocks
-from . import runfile
+from . import runfile, sched
 from .config import ConfigError, RunConfig
 from .dist import environment_rank, host_name, init_distributed
 
@@ -99,6 +99,7 @@ class StepClock:
         self._step = -1
         self._meta = {}
         self._provenance = []
+        self._step_waits = []  # (step, ns this thread waited for a CPU in it)
         self._exchanges = exchanges
         self._finished = False
         self.started_at = _utc_now()
@@ -125,11 +126,15 @@ class StepClock:
     def step(self, number):
         """One training step: a `step` event spanning it on this rank."""
         self._step = int(number)
+        wait_begin = sched.thread_cpu_wait_ns()
         begin = clocks.now_ns()
         try:
             yield self
         finally:
             self.record(self._step, -1, -1, -1, "step", "step", begin, clocks.now_ns())
+            wait_end = sched.thread_cpu_wait_ns()
+            if wait_begin >= 0 and wait_end >= wait_begin:
+                self._step_waits.append((self._step, wait_end - wait_begin))
 
     # -- regions -----------------------------------------------------------------------------
     def _delay_ns(self, phase, layer, microbatch):
@@ -263,6 +268,8 @@ class StepClock:
         for key, value in sorted(os.environ.items()):
             if key.startswith(ENV_PREFIXES):
                 out.append(("env." + key, value))
+        if self._step_waits:
+            out.append(("sched.step_wait_ns", sched.step_wait_list(self._step_waits)))
         return out + self._provenance
 
     def _job_provenance(self):

@@ -104,6 +104,10 @@ Statement& Statement::bind(int index, std::string_view value) {
   sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
   return *this;
 }
+Statement& Statement::bind_blob(int index, std::span<const unsigned char> value) {
+  sqlite3_bind_blob(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+  return *this;
+}
 Statement& Statement::bind_null(int index) {
   sqlite3_bind_null(stmt_, index);
   return *this;
@@ -142,6 +146,11 @@ std::string Statement::column_text(int index) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, index));
   return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, index)))
               : std::string();
+}
+std::span<const unsigned char> Statement::column_blob(int index) const {
+  const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(stmt_, index));
+  if (!data) return {};
+  return {data, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, index))};
 }
 bool Statement::column_is_null(int index) const {
   return sqlite3_column_type(stmt_, index) == SQLITE_NULL;

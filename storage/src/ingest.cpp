@@ -1,9 +1,9 @@
 #include "culprit/storage/ingest.hpp"
 
 #include <filesystem>
-#include <functional>
 #include <stdexcept>
 
+#include "runfile/packed.hpp"
 #include "runfile/run_file.hpp"
 
 namespace culprit::storage {
@@ -31,17 +31,6 @@ std::string sqlite_reason(Db& store, const std::string& what) {
   const std::string rest = what.substr(prefix.size());
   const auto last = rest.rfind(": ");
   return last == std::string::npos ? rest : rest.substr(last + 2);
-}
-
-// True when run.event_rows has exactly the store's event columns, in the same order.
-bool run_file_events_match_store(Db& store) {
-  auto columns = [&](const char* schema) {
-    Statement info(store, std::string("PRAGMA ") + schema + ".table_info(event_rows)");
-    std::string names;
-    while (info.step()) names += info.column_text(1) + "," + info.column_text(2) + ";";
-    return names;
-  };
-  return columns("main") == columns("run");
 }
 
 }  // namespace
@@ -83,55 +72,125 @@ AttachedRunFile::~AttachedRunFile() {
 }
 
 std::int64_t AttachedRunFile::event_count() {
-  return store_
-      .query_int(format_ == 1 ? "SELECT count(*) FROM run.events"
-                              : "SELECT count(*) FROM run.event_rows")
-      .value_or(0);
+  if (format_ == 1) return store_.query_int("SELECT count(*) FROM run.events").value_or(0);
+  std::int64_t count = store_.query_int("SELECT count(*) FROM run.event_rows").value_or(0);
+  if (format_ >= 3) {
+    count += store_.query_int("SELECT coalesce(sum(events), 0) FROM run.event_packs").value_or(0);
+  }
+  return count;
 }
 
 void clear_run_data(Db& store, std::int64_t run_id) {
-  Statement events(store,
-                   "DELETE FROM event_rows WHERE rowid BETWEEN (SELECT first_event_rowid FROM runs "
-                   "WHERE id = ?1) AND (SELECT last_event_rowid FROM runs WHERE id = ?1)");
-  events.bind(1, run_id).run();
   Statement range(store,
                   "UPDATE runs SET first_event_rowid = NULL, last_event_rowid = NULL "
                   "WHERE id = ?1");
   range.bind(1, run_id).run();
-  for (const char* table :
-       {"steps", "run_meta", "provenance", "clock_models", "run_config_echo", "run_event_names"}) {
+  for (const char* table : {"steps", "run_meta", "provenance", "clock_models", "run_config_echo",
+                            "run_event_names", "run_event_packs"}) {
     Statement stmt(store, std::string("DELETE FROM ") + table + " WHERE run_id = ?1");
     stmt.bind(1, run_id).run();
   }
 }
 
-std::int64_t append_events(Db& store, std::int64_t run_id, const std::string& select_tail,
-                           const std::function<void(Statement&)>& bind_source) {
-  return append_events_sql(store, run_id,
-                           std::string("INSERT INTO event_rows (") + kEventColumns + ") SELECT " +
-                               kEventColumns + " " + select_tail,
-                           bind_source);
+runfile::EventRecord read_event_record(Statement& stmt) {
+  runfile::EventRecord e;
+  e.rank = static_cast<std::int32_t>(stmt.column_int(0));
+  e.step = static_cast<std::int32_t>(stmt.column_int(1));
+  e.microbatch = static_cast<std::int32_t>(stmt.column_int(2));
+  e.layer = static_cast<std::int32_t>(stmt.column_int(3));
+  e.seq = static_cast<std::int32_t>(stmt.column_int(4));
+  e.kind = static_cast<runfile::EventKind>(stmt.column_int(5));
+  e.name = static_cast<std::uint16_t>(stmt.column_int(6));
+  e.begin_ns = stmt.column_int(7);
+  e.end_ns = stmt.column_int(8);
+  e.bytes = stmt.column_int(9);
+  e.device = static_cast<std::int16_t>(stmt.column_int(10));
+  e.stream = static_cast<std::int16_t>(stmt.column_int(11));
+  return e;
 }
 
-std::int64_t append_events_sql(Db& store, std::int64_t run_id, const std::string& insert_sql,
-                               const std::function<void(Statement&)>& bind_source) {
-  const std::int64_t before =
-      store.query_int("SELECT coalesce(max(rowid), 0) FROM event_rows").value();
-  Statement insert(store, insert_sql);
-  bind_source(insert);
-  insert.run();
-  const std::int64_t count = store.changes();
-  if (count == 0) return 0;
-  const std::int64_t last = store.query_int("SELECT max(rowid) FROM event_rows").value();
-  // The range is what every read by run relies on; a gap would mix runs, so it is checked.
-  if (last - before != count) {
-    store.fail("events of run " + std::to_string(run_id) + " did not get contiguous rowids");
+std::int64_t insert_packs(Db& store, std::int64_t run_id,
+                          const std::vector<runfile::EventRecord>& events) {
+  Statement insert(store,
+                   "INSERT INTO run_event_packs (run_id, rank, events, data) VALUES (?1, ?2, ?3, "
+                   "?4)");
+  for (const runfile::EventPack& pack : runfile::pack_by_rank(events)) {
+    insert.bind(1, run_id).bind(2, std::int64_t{pack.rank}).bind(3, pack.count);
+    insert.bind_blob(4, pack.data);
+    insert.run();
   }
-  Statement range(store,
-                  "UPDATE runs SET first_event_rowid = ?2, last_event_rowid = ?3 WHERE id = ?1");
-  range.bind(1, run_id).bind(2, before + 1).bind(3, last).run();
-  return count;
+  return static_cast<std::int64_t>(events.size());
 }
+
+namespace {
+
+// Every event of the attached run file as records (kind and name ids of the store's run):
+// its rows, interned here for format 1, and its packs unpacked.
+std::vector<runfile::EventRecord> read_run_file_events(Db& store, const AttachedRunFile& file,
+                                                       std::int64_t run_id) {
+  std::vector<runfile::EventRecord> events;
+  {
+    Statement rows(store,
+                   file.format() == 1
+                       ? "SELECT e.rank, e.step, e.microbatch, e.layer, e.seq, k.id, n.id, "
+                         "e.begin_ns, e.end_ns, e.bytes, e.device, e.stream FROM run.events e "
+                         "JOIN event_kinds k ON k.name = e.kind "
+                         "JOIN run_event_names n ON n.run_id = ?1 AND n.name = e.name"
+                       : std::string("SELECT ") + kEventColumns + " FROM run.event_rows");
+    if (file.format() == 1) rows.bind(1, run_id);
+    while (rows.step()) events.push_back(read_event_record(rows));
+  }
+  if (file.format() >= 3) {
+    Statement packs(store, "SELECT rank, events, data FROM run.event_packs ORDER BY rank, rowid");
+    while (packs.step()) {
+      const auto blob = packs.column_blob(2);
+      try {
+        const runfile::PackReader reader(blob.data(), blob.size(), packs.column_int(1));
+        runfile::unpack_events(reader, static_cast<std::int32_t>(packs.column_int(0)), events);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error("bad run file " + file.path() + ": event pack of rank " +
+                                 std::to_string(packs.column_int(0)) + ": " + e.what());
+      }
+    }
+  }
+  return events;
+}
+
+// The packs of a run file that has no rows, checked (header and size) but not decoded.
+void check_run_file_packs(Db& store, const AttachedRunFile& file) {
+  Statement packs(store,
+                  "SELECT rank, events, length(data), substr(data, 1, ?1) FROM run.event_packs");
+  packs.bind(1, static_cast<std::int64_t>(runfile::kPackHeaderBytes));
+  while (packs.step()) {
+    const std::int64_t rank = packs.column_int(0);
+    const std::int64_t count = packs.column_int(1);
+    const auto size = static_cast<std::size_t>(packs.column_int(2));
+    const auto header = packs.column_blob(3);
+    std::string why;
+    if (rank < 0) {
+      why = "a negative rank";
+    } else if (header.size() < runfile::kPackHeaderBytes || count < 0) {
+      why = "not an event pack";
+    } else {
+      std::size_t expected = runfile::kPackHeaderBytes;
+      for (int c = 0; c < runfile::kPackColumns; ++c) {
+        expected += static_cast<std::size_t>(count) * header[2 + static_cast<std::size_t>(c)];
+      }
+      if (header[0] != runfile::kPackLayout || header[1] != runfile::kPackColumns)
+        why = "layout " + std::to_string(header[0]) + ", this culprit reads " +
+              std::to_string(runfile::kPackLayout);
+      else if (expected != size)
+        why = std::to_string(size) + " bytes for " + std::to_string(count) + " events, not " +
+              std::to_string(expected);
+    }
+    if (!why.empty()) {
+      throw std::runtime_error("bad run file " + file.path() + ": event pack of rank " +
+                               std::to_string(rank) + ": " + why);
+    }
+  }
+}
+
+}  // namespace
 
 std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t run_id) {
   clear_run_data(store, run_id);
@@ -152,24 +211,22 @@ std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t 
     copy(
         "INSERT INTO run_event_names (run_id, id, name) SELECT ?1, "
         "row_number() OVER (ORDER BY name) - 1, name FROM (SELECT DISTINCT name FROM run.events)");
-    return append_events_sql(
-        store, run_id,
-        std::string("INSERT INTO event_rows (") + kEventColumns +
-            ") SELECT e.rank, e.step, e.microbatch, e.layer, e.seq, k.id, n.id, e.begin_ns, "
-            "e.end_ns, e.bytes, e.device, e.stream FROM run.events e "
-            "JOIN event_kinds k ON k.name = e.kind "
-            "JOIN run_event_names n ON n.run_id = ?1 AND n.name = e.name",
-        [&](Statement& stmt) { stmt.bind(1, run_id); });
+  } else {
+    copy(
+        "INSERT INTO run_event_names (run_id, id, name) SELECT ?1, id, name FROM "
+        "run.event_names");
   }
-  copy("INSERT INTO run_event_names (run_id, id, name) SELECT ?1, id, name FROM run.event_names");
-  // `SELECT *` from a table with the store's exact columns lets SQLite copy stored rows as they
-  // are (no column list, no WHERE), which is most of the ingest time; a run file with other
-  // columns goes through the explicit list.
-  if (run_file_events_match_store(store)) {
-    return append_events_sql(store, run_id, "INSERT INTO event_rows SELECT * FROM run.event_rows",
-                             [](Statement&) {});
+  const bool rows =
+      file.format() == 1 || store.query_int("SELECT 1 FROM run.event_rows LIMIT 1").has_value();
+  if (rows || file.format() < 3) {
+    return insert_packs(store, run_id, read_run_file_events(store, file, run_id));
   }
-  return append_events(store, run_id, "FROM run.event_rows", [](Statement&) {});
+  // Packs only (the C++ writer): copied as they are, which is the whole ingest of the events.
+  check_run_file_packs(store, file);
+  copy(
+      "INSERT INTO run_event_packs (run_id, rank, events, data) SELECT ?1, rank, events, data "
+      "FROM run.event_packs ORDER BY rank, rowid");
+  return store.query_int("SELECT coalesce(sum(events), 0) FROM run.event_packs").value_or(0);
 }
 
 void replace_steps(Db& store, std::int64_t run_id, const std::vector<StepRow>& steps) {

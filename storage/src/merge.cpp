@@ -19,7 +19,7 @@ constexpr const char* kRunColumns =
     "signal, median_ms, steps_measured, error, command_json, stdout_tail, stderr_tail, shard, "
     "launcher, binding";
 
-// Child tables of a run and their columns after run_id (events are copied by rowid range).
+// Child tables of a run and their columns after run_id (events: their packs, below).
 struct ChildTable {
   const char* name;
   const char* columns;
@@ -66,10 +66,10 @@ std::int64_t copy_run(Db& out, std::int64_t src_run, std::int64_t experiment_id,
                             " WHERE run_id = ?1");
     copy.bind(1, src_run).bind(2, new_id).run();
   }
-  append_events(out, new_id,
-                "FROM src.event_rows WHERE rowid BETWEEN (SELECT first_event_rowid FROM src.runs "
-                "WHERE id = ?1) AND (SELECT last_event_rowid FROM src.runs WHERE id = ?1)",
-                [&](Statement& stmt) { stmt.bind(1, src_run); });
+  Statement packs(out,
+                  "INSERT INTO run_event_packs (run_id, rank, events, data) SELECT ?2, rank, "
+                  "events, data FROM src.run_event_packs WHERE run_id = ?1 ORDER BY rank, id");
+  packs.bind(1, src_run).bind(2, new_id).run();
   return new_id;
 }
 

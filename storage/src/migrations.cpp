@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include "culprit/errors.hpp"
+#include "culprit/storage/ingest.hpp"
 #include "culprit/storage/store.hpp"
 #include "culprit/storage/writer_lock.hpp"
+#include "runfile/packed.hpp"
 #include "runfile/run_file.hpp"
 
 namespace culprit::storage {
@@ -210,10 +212,58 @@ CREATE VIEW run_events AS
   JOIN run_event_names n ON n.run_id = r.id AND n.id = e.name;
 )sql";
 
+// Version 4: events packed (issue 17): one blob of fixed-width columns per run and rank
+// (runfile/packed.hpp), so that ingest copies a run file's packs as they are and loading a run
+// reads a few thousand blobs, not millions of rows. The rows of version 3 are packed by
+// pack_stored_rows (C++, between the two halves) and event_rows is dropped; runs keep their
+// (now unused) rowid range columns, set to NULL.
+constexpr const char* kVersion4Create = R"sql(
+CREATE TABLE run_event_packs (
+  id     INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank   INTEGER NOT NULL,
+  events INTEGER NOT NULL,
+  data   BLOB NOT NULL
+);
+CREATE INDEX run_event_packs_by_run ON run_event_packs (run_id, rank);
+)sql";
+
+std::string version4_finish() {
+  return "DROP VIEW run_events;\nDROP TABLE event_rows;\n"
+         "UPDATE runs SET first_event_rowid = NULL, last_event_rowid = NULL;\n"
+         "CREATE VIEW run_events AS\n  SELECT e.run_id, e.rank, e.step, e.microbatch, e.layer, "
+         "e.seq, k.name AS kind, n.name AS name, e.begin_ns, e.end_ns, e.bytes, e.device, "
+         "e.stream\n  FROM (\n" +
+         runfile::packed_events_select("run_event_packs", "run_id") +
+         "\n) e JOIN event_kinds k ON k.id = e.kind\n  JOIN run_event_names n ON n.run_id = "
+         "e.run_id AND n.id = e.name;\n";
+}
+
+// Each run's schema-3 rows (its rowid range) into packs.
+void pack_stored_rows(Db& db) {
+  std::vector<std::int64_t> runs;
+  {
+    Statement list(db, "SELECT id FROM runs WHERE first_event_rowid IS NOT NULL ORDER BY id");
+    while (list.step()) runs.push_back(list.column_int(0));
+  }
+  Statement read(db, std::string("SELECT ") + runfile::kEventColumns +
+                         " FROM event_rows WHERE rowid BETWEEN (SELECT first_event_rowid FROM "
+                         "runs WHERE id = ?1) AND (SELECT last_event_rowid FROM runs WHERE id = "
+                         "?1) ORDER BY rowid");
+  for (const std::int64_t run_id : runs) {
+    read.bind(1, run_id);
+    std::vector<runfile::EventRecord> events;
+    while (read.step()) events.push_back(read_event_record(read));
+    read.reset();
+    insert_packs(db, run_id, events);
+  }
+}
+
 std::array<std::string, kStoreSchemaVersion> migrations() {
   return {kVersion1, kVersion2,
           runfile::schema_statements("event_kinds") + runfile::schema_statements("event_rows") +
-              kVersion3};
+              kVersion3,
+          std::string(kVersion4Create) + version4_finish()};
 }
 
 }  // namespace
@@ -324,7 +374,13 @@ std::unique_ptr<Db> open_store(const std::string& path) {
   const auto steps = migrations();
   for (int v = version; v < kStoreSchemaVersion; ++v) {
     Transaction tx(*db);
-    db->exec(steps[static_cast<std::size_t>(v)]);
+    if (v == 3) {
+      db->exec(kVersion4Create);
+      pack_stored_rows(*db);
+      db->exec(version4_finish());
+    } else {
+      db->exec(steps[static_cast<std::size_t>(v)]);
+    }
     if (db->query_int("SELECT 1 FROM pragma_foreign_key_check LIMIT 1")) {
       throw std::runtime_error("database " + path + ": migration to schema version " +
                                std::to_string(v + 1) +

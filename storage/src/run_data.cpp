@@ -4,9 +4,13 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <stdexcept>
 #include <string_view>
 #include <tuple>
+
+#include "culprit/storage/ingest.hpp"
+#include "runfile/packed.hpp"
 
 namespace culprit::storage {
 namespace {
@@ -19,19 +23,21 @@ EventKind parse_kind(std::string_view kind) {
 }
 
 constexpr const char* kEventSelect =
-    "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes ";
+    "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes, device, "
+    "stream ";
 
-// The columns of kEventSelect but kind and name.
+// The columns of kEventSelect but kind and name (read_event_record's order).
 Event read_event(Statement& stmt) {
+  const runfile::EventRecord r = read_event_record(stmt);
   Event e;
-  e.rank = static_cast<std::int32_t>(stmt.column_int(0));
-  e.step = static_cast<std::int32_t>(stmt.column_int(1));
-  e.microbatch = static_cast<std::int32_t>(stmt.column_int(2));
-  e.layer = static_cast<std::int32_t>(stmt.column_int(3));
-  e.seq = static_cast<std::int32_t>(stmt.column_int(4));
-  e.begin_ns = stmt.column_int(7);
-  e.end_ns = stmt.column_int(8);
-  e.bytes = stmt.column_int(9);
+  e.rank = r.rank;
+  e.step = r.step;
+  e.microbatch = r.microbatch;
+  e.layer = r.layer;
+  e.seq = r.seq;
+  e.begin_ns = r.begin_ns;
+  e.end_ns = r.end_ns;
+  e.bytes = r.bytes;
   return e;
 }
 
@@ -53,6 +59,13 @@ void load_format1_events(Db& db, RunData& run, EventSelection selection) {
     e.name = static_cast<std::uint16_t>(last_name);
     run.events.push_back(e);
   }
+}
+
+// (step, rank, begin_ns), keeping the stored order among equal keys.
+void sort_events(RunData& run) {
+  std::stable_sort(run.events.begin(), run.events.end(), [](const Event& a, const Event& b) {
+    return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
+  });
 }
 
 std::string where(Db& db, std::int64_t run_id, const std::string& why) {
@@ -77,48 +90,190 @@ void load_names(Db& db, const std::string& filter, std::int64_t run_id, RunData&
   }
 }
 
-// The rows of event_rows: kind and name as integers (no text per row).
-void load_events(Db& db, const std::string& filter, std::int64_t run_id, EventSelection selection,
-                 RunData& run) {
-  // In the store a run's events are the rowid range recorded in its runs row (no index).
-  const std::string source =
-      filter.empty() ? std::string("FROM event_rows")
-                     : "FROM event_rows WHERE rowid BETWEEN (SELECT first_event_rowid FROM runs "
-                       "WHERE id = ?1) AND (SELECT last_event_rowid FROM runs WHERE id = ?1)";
-  const std::string step_kind = std::to_string(static_cast<int>(EventKind::kStep));
+void check_ids(Db& db, std::int64_t run_id, std::int64_t kind, std::int64_t name,
+               const RunData& run) {
+  if (kind < 0 || kind >= runfile::kEventKindCount) {
+    throw std::invalid_argument(
+        where(db, run_id, "event kind " + std::to_string(kind) + " is not one of event_kinds"));
+  }
+  if (name < 0 || static_cast<std::size_t>(name) >= run.names.size()) {
+    throw std::invalid_argument(
+        where(db, run_id, "event name id " + std::to_string(name) + " is not in the names table"));
+  }
+}
+
+// The rows of a run file's event_rows (formats 2 and 3 as the Python module writes them): kind
+// and name as integers.
+void load_event_rows(Db& db, EventSelection selection, RunData& run) {
   const std::string kind_filter =
       selection == EventSelection::kStepsOnly
-          ? (filter.empty() ? " WHERE kind = " : " AND kind = ") + step_kind
+          ? " WHERE kind = " + std::to_string(static_cast<int>(EventKind::kStep))
           : "";
-  // Reserved up front: growing a vector of 13 M events by doubling copies it and needs 1.5x
-  // its size at the peak. A run file's rows are rowids 1..n, a stored run's its range.
   if (selection == EventSelection::kAll) {
-    Statement count(db, filter.empty() ? std::string("SELECT max(rowid) FROM event_rows")
-                                       : "SELECT last_event_rowid - first_event_rowid + 1 FROM "
-                                         "runs WHERE id = ?1");
-    if (!filter.empty()) count.bind(1, run_id);
-    if (count.step()) {
-      run.events.reserve(static_cast<std::size_t>(std::max<std::int64_t>(0, count.column_int(0))));
+    if (auto count = db.query_int("SELECT count(*) FROM event_rows")) {
+      run.events.reserve(static_cast<std::size_t>(std::max<std::int64_t>(0, *count)));
     }
   }
-  Statement stmt(db, kEventSelect + source + kind_filter);
-  if (!filter.empty()) stmt.bind(1, run_id);
+  Statement stmt(db, kEventSelect + std::string("FROM event_rows") + kind_filter);
   while (stmt.step()) {
     Event e = read_event(stmt);
     const std::int64_t kind = stmt.column_int(5);
     const std::int64_t name = stmt.column_int(6);
-    if (kind < 0 || kind >= runfile::kEventKindCount) {
-      throw std::invalid_argument(
-          where(db, run_id, "event kind " + std::to_string(kind) + " is not one of event_kinds"));
-    }
-    if (name < 0 || static_cast<std::size_t>(name) >= run.names.size()) {
-      throw std::invalid_argument(where(
-          db, run_id, "event name id " + std::to_string(name) + " is not in the names table"));
-    }
+    check_ids(db, 0, kind, name, run);
     e.kind = static_cast<EventKind>(kind);
     e.name = static_cast<std::uint16_t>(name);
     run.events.push_back(e);
   }
+}
+
+// One pack's events (kept: all, or only the step events) in pack order.
+void decode_pack(Db& db, std::int64_t run_id, std::int32_t rank, const runfile::PackReader& pack,
+                 EventSelection selection, const RunData& run, std::vector<std::int64_t>& values,
+                 std::vector<Event>& out) {
+  const std::size_t n = pack.count();
+  values.resize(n);
+  out.assign(n, Event{});
+  auto each = [&](int column, auto&& set) {
+    pack.column(column, values.data());
+    for (std::size_t i = 0; i < n; ++i) set(out[i], values[i]);
+  };
+  each(runfile::kPackStep, [](Event& e, std::int64_t v) { e.step = static_cast<std::int32_t>(v); });
+  each(runfile::kPackMicrobatch,
+       [](Event& e, std::int64_t v) { e.microbatch = static_cast<std::int32_t>(v); });
+  each(runfile::kPackLayer,
+       [](Event& e, std::int64_t v) { e.layer = static_cast<std::int32_t>(v); });
+  each(runfile::kPackSeq, [](Event& e, std::int64_t v) { e.seq = static_cast<std::int32_t>(v); });
+  std::vector<std::int64_t> names(n);
+  pack.column(runfile::kPackKind, values.data());
+  pack.column(runfile::kPackName, names.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    check_ids(db, run_id, values[i], names[i], run);
+    out[i].rank = rank;
+    out[i].kind = static_cast<EventKind>(values[i]);
+    out[i].name = static_cast<std::uint16_t>(names[i]);
+  }
+  each(runfile::kPackBegin, [](Event& e, std::int64_t v) { e.begin_ns = v; });
+  each(runfile::kPackDuration, [](Event& e, std::int64_t v) {
+    e.end_ns = static_cast<std::int64_t>(static_cast<std::uint64_t>(e.begin_ns) +
+                                         static_cast<std::uint64_t>(v));
+  });
+  each(runfile::kPackBytes, [](Event& e, std::int64_t v) { e.bytes = v; });
+  if (selection == EventSelection::kStepsOnly) {
+    std::erase_if(out, [](const Event& e) { return e.kind != EventKind::kStep; });
+  }
+  auto before = [](const Event& a, const Event& b) {
+    return a.step != b.step ? a.step < b.step : a.begin_ns < b.begin_ns;
+  };
+  if (!std::is_sorted(out.begin(), out.end(), before)) {
+    std::stable_sort(out.begin(), out.end(), before);
+  }
+}
+
+struct StoredPack {
+  std::int32_t rank = 0;
+  std::int64_t count = 0;
+  std::vector<unsigned char> data;
+};
+
+// The packs of a run (store: run_event_packs of run_id; run file: event_packs), rank order.
+std::vector<StoredPack> read_packs(Db& db, bool store, std::int64_t run_id) {
+  Statement stmt(db, store ? "SELECT rank, events, data FROM run_event_packs WHERE run_id = ?1 "
+                             "ORDER BY rank, id"
+                           : "SELECT rank, events, data FROM event_packs ORDER BY rank, rowid");
+  if (store) stmt.bind(1, run_id);
+  std::vector<StoredPack> packs;
+  while (stmt.step()) {
+    StoredPack p;
+    p.rank = static_cast<std::int32_t>(stmt.column_int(0));
+    p.count = stmt.column_int(1);
+    if (p.rank < 0) {
+      throw std::invalid_argument(
+          where(db, run_id, "event pack of rank " + std::to_string(p.rank)));
+    }
+    const auto blob = stmt.column_blob(2);
+    p.data.assign(blob.begin(), blob.end());
+    packs.push_back(std::move(p));
+  }
+  return packs;
+}
+
+runfile::PackReader reader(Db& db, std::int64_t run_id, const StoredPack& p) {
+  try {
+    return runfile::PackReader(p.data.data(), p.data.size(), p.count);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(
+        where(db, run_id, "event pack of rank " + std::to_string(p.rank) + ": " + e.what()));
+  }
+}
+
+// The packs' events into run.events in (step, rank, begin_ns) order without a sort: each pack
+// is one rank's events in (step, begin_ns) order, the packs come in rank order, so counting
+// the events per step places every one (a counting sort by step, stable).
+void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
+                EventSelection selection, RunData& run) {
+  std::vector<std::int64_t> values;
+  std::vector<Event> decoded;
+  if (run.events.empty()) {
+    // Calls `count` with the step of every event kept, pack by pack.
+    std::vector<std::int64_t> steps;
+    std::vector<std::int64_t> kinds;
+    auto each_step = [&](auto&& count) {
+      for (const StoredPack& p : packs) {
+        const runfile::PackReader pack = reader(db, run_id, p);
+        steps.resize(pack.count());
+        kinds.resize(pack.count());
+        pack.column(runfile::kPackStep, steps.data());
+        pack.column(runfile::kPackKind, kinds.data());
+        for (std::size_t i = 0; i < pack.count(); ++i) {
+          if (selection == EventSelection::kAll ||
+              kinds[i] == static_cast<std::int64_t>(EventKind::kStep))
+            count(steps[i]);
+        }
+      }
+    };
+    std::int64_t lo = 0;
+    std::int64_t hi = -1;
+    std::size_t total = 0;
+    each_step([&](std::int64_t step) {
+      if (total == 0 || step < lo) lo = step;
+      if (total == 0 || step > hi) hi = step;
+      ++total;
+    });
+    // A counting array as long as the steps span; a sparse numbering sorts instead (below).
+    if (total > 0 && static_cast<std::uint64_t>(hi - lo) <= 4 * total + 4096) {
+      std::vector<std::size_t> next(static_cast<std::size_t>(hi - lo) + 2, 0);
+      each_step([&](std::int64_t step) { ++next[static_cast<std::size_t>(step - lo) + 1]; });
+      std::partial_sum(next.begin(), next.end(), next.begin());
+      run.events.resize(total);
+      // A rank's later pack must continue its earlier one in (step, begin_ns) order (the
+      // writer's packs do); otherwise the placed events are sorted after all.
+      bool ordered = true;
+      bool any = false;
+      Event previous;
+      for (StoredPack& p : packs) {
+        decode_pack(db, run_id, p.rank, reader(db, run_id, p), selection, run, values, decoded);
+        if (any && !decoded.empty() && previous.rank == p.rank &&
+            std::tie(decoded.front().step, decoded.front().begin_ns) <
+                std::tie(previous.step, previous.begin_ns))
+          ordered = false;
+        if (!decoded.empty()) {
+          previous = decoded.back();
+          any = true;
+        }
+        for (const Event& e : decoded)
+          run.events[next[static_cast<std::size_t>(e.step - lo)]++] = e;
+        p.data = {};  // freed as soon as placed
+      }
+      if (!ordered) sort_events(run);
+      return;
+    }
+  }
+  for (StoredPack& p : packs) {
+    decode_pack(db, run_id, p.rank, reader(db, run_id, p), selection, run, values, decoded);
+    run.events.insert(run.events.end(), decoded.begin(), decoded.end());
+    p.data = {};
+  }
+  sort_events(run);
 }
 
 // Each rank's sched.step_wait_ns provenance ("step:ns,..."; docs/schema.md), [rank][step].
@@ -187,16 +342,22 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
       run.clocks.push_back(c);
     }
   }
-  if (filter.empty() && run.meta.count("format_version") && run.meta["format_version"] == "1") {
+  const bool store = !filter.empty();
+  const std::string format =
+      store || !run.meta.count("format_version") ? std::string() : run.meta["format_version"];
+  if (format == "1") {
     load_format1_events(db, run, selection);
+    sort_events(run);
   } else {
     load_names(db, filter, run_id, run);
-    load_events(db, filter, run_id, selection, run);
+    // Rows: a run file of format 2, or of format 3 written by the Python module.
+    if (!store) load_event_rows(db, selection, run);
+    if (store || format != "2") {
+      load_packs(db, read_packs(db, store, run_id), run_id, selection, run);
+    } else {
+      sort_events(run);
+    }
   }
-  // Sorting here is cheaper than an index the ingest would have to maintain.
-  std::stable_sort(run.events.begin(), run.events.end(), [](const Event& a, const Event& b) {
-    return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
-  });
   auto meta_int = [&](const char* key, int fallback) {
     auto it = run.meta.find(key);
     if (it == run.meta.end()) return fallback;

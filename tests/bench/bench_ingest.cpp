@@ -173,9 +173,9 @@ int main(int argc, char** argv) {
               2 * n);
   db->exec("PRAGMA wal_checkpoint(TRUNCATE)");
   std::printf(
-      "bytes per stored event: %.1f (schema 3: event_rows + run_event_names), %.1f (schema 1: "
+      "bytes per stored event: %.1f (schema 4: run_event_packs + run_event_names), %.1f (schema 1: "
       "kind and name as text)\n",
-      bytes_per_event(*db, "'event_rows', 'run_event_names'", 2 * n),
+      bytes_per_event(*db, "'run_event_packs', 'run_event_names'", 2 * n),
       bytes_per_event_schema1(run_file, store_path + ".schema1", n));
   db.reset();
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);

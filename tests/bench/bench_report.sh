@@ -38,7 +38,7 @@ print(f"{elapsed:.2f} {peak:.0f} {usage.ru_utime + usage.ru_stime:.2f}")
 PY
 read -r report_s peak_mib cpu_s < "$work/report.txt"
 size=$(stat -c %s "$work/report.html")
-events=$(sqlite3 "$work/bench.db" "SELECT count(*) FROM event_rows")
+events=$(sqlite3 "$work/bench.db" "SELECT coalesce(sum(events), 0) FROM run_event_packs")
 printf 'bench_report: %d ranks, 2 runs x 8 steps, %d events stored; culprit run %.1f s\n' \
   "$ranks" "$events" "$(python3 -c "print($t1 - $t0)")"
 printf 'bench_report: culprit report %.2f s wall, %.2f s CPU (target <= 10 s), file %.2f MB (target <= 20 MB), peak %d MiB\n' \

@@ -124,12 +124,12 @@ void remove_store(const std::string& path) {
 }
 
 // Bytes the event tables take in the store (SQLite's dbstat: the interned rows and the run's
-// names, schema 3), else the store's files.
+// names, schema 4: packs of fixed-width columns), else the store's files.
 double stored_bytes(const std::string& store_path) {
   try {
     storage::Db db(store_path, storage::Db::Mode::kReadOnly);
     storage::Statement stmt(db,
-                            "SELECT sum(pgsize) FROM dbstat WHERE name IN ('event_rows', "
+                            "SELECT sum(pgsize) FROM dbstat WHERE name IN ('run_event_packs', "
                             "'run_event_names')");
     if (stmt.step() && stmt.column_int(0) > 0) return static_cast<double>(stmt.column_int(0));
   } catch (const std::exception&) {

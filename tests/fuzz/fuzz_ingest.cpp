@@ -19,6 +19,7 @@
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
+#include "scratch_dir.hpp"
 
 namespace {
 
@@ -34,8 +35,8 @@ struct Fixture {
 Fixture& fixture() {
   static Fixture* f = [] {
     auto* made = new Fixture;
-    char pattern[] = "/tmp/culprit-fuzz-ingest-XXXXXX";
-    const char* dir = mkdtemp(pattern);
+    std::string pattern = culprit::fuzz::scratch_dir() + "/culprit-fuzz-ingest-XXXXXX";
+    const char* dir = mkdtemp(pattern.data());
     if (dir == nullptr) std::abort();
     made->dir = dir;
     made->run_file = made->dir + "/run.db";

@@ -1,7 +1,7 @@
 # culprit import on the real traces of shared/traces (torch-ddp with truth, HTA, nsys), and its
 # refusals of damaged or mislabelled files (checks in importers/check_import.py).
 if(Python3_Interpreter_FOUND AND EXISTS "${CULPRIT_TRACES_DIR}")
-  foreach(_mode torch compare hta nsys bad)
+  foreach(_mode torch compare hta nsys partial bad)
     set(_work ${CMAKE_CURRENT_BINARY_DIR}/importers/${_mode})
     file(MAKE_DIRECTORY ${_work})
     culprit_integration_test(importers.${_mode} ${CMAKE_CURRENT_LIST_DIR}/importers/check_import.py
@@ -9,4 +9,18 @@ if(Python3_Interpreter_FOUND AND EXISTS "${CULPRIT_TRACES_DIR}")
   endforeach()
 else()
   message(STATUS "culprit: python3 or shared/traces not found: importer integration tests disabled")
+endif()
+# Trace sets not seen before, generated at test time with real torch (gloo, CPU; make_ddp_traces.py):
+# two stragglers on the two ranks in two regions (2 ranks, Kineto v2 layout, gzip) and a control
+# (2 ranks, legacy layout); import + attribute must blame each injection's rank and region and nobody in
+# the control (check_generated.py). Timing-sensitive: other tests stay off the cores meanwhile.
+if(Python3_Interpreter_FOUND)
+  set(_torch_python ${CULPRIT_TORCH_PYTHON})
+  if(NOT _torch_python)
+    set(_torch_python /usr/bin/python3)
+  endif()
+  culprit_integration_test(importers.generated_torch
+    ${CMAKE_CURRENT_LIST_DIR}/importers/check_generated.py
+    ARGS ${_torch_python} ${CULPRIT_BIN_DIR}/culprit ${CMAKE_CURRENT_BINARY_DIR}/importers/generated
+    TIMEOUT 400 PROPERTIES RUN_SERIAL TRUE)
 endif()

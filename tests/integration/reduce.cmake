@@ -15,4 +15,9 @@ culprit_integration_test(reduce.measured_cpu ${_reduce_scripts}/measured_cpu.sh
 if(EXISTS "${CULPRIT_TRACES_DIR}/torch-ddp")
   culprit_integration_test(reduce.torch_pair ${_reduce_scripts}/torch_pair.sh
     ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_TRACES_DIR} ${_reduce_work}/torch_pair TIMEOUT 300)
+  # Every straggler case of torch-ddp, both layouts, native and scaled down: the figures.
+  if(Python3_Interpreter_FOUND)
+    culprit_integration_test(reduce.torch_pairs ${_reduce_scripts}/torch_pairs.sh
+      ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_TRACES_DIR} ${_reduce_work}/torch_pairs TIMEOUT 600)
+  endif()
 endif()

@@ -332,3 +332,56 @@ TEST_CASE("a rank that waited for a CPU as long as it cost is the environment, n
   run.step_cpu_wait_ns.clear();
   CHECK(analysis::attribute_run(run).culprit.is_code());
 }
+
+TEST_CASE("a partial import cannot decide at collectives whose members were not imported") {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  storage::RunData run = synthesize(spec);
+  run.meta["partial"] = "1";
+  SUBCASE("every collective misses members: no step blames, the run cannot decide") {
+    std::string all;
+    for (int step = 0; step < 10; ++step)
+      for (int seq = 0; seq < 4; ++seq)
+        all += std::to_string(step) + ":" + std::to_string(seq) + " ";
+    run.meta["incomplete_collectives"] = all;
+    const analysis::RunAttribution a = analysis::attribute_run(run);
+    CHECK(a.partial);
+    CHECK_FALSE(a.culprit.found);
+    CHECK(contains_text(a.cannot_decide, "partial run"));
+    CHECK(a.incomplete_collectives > 0);
+    for (const analysis::StepAttribution& s : a.steps) {
+      CHECK_FALSE(s.decomposition.culprit.found);
+      if (s.last_arriver >= 0) CHECK_FALSE(s.last_arriver_decided);
+      if (!s.decomposition.warmup) CHECK(contains_text(s.cannot_decide, "not imported"));
+    }
+  }
+  SUBCASE("only collective #0 of step 3 misses members: that step cannot decide, the rest blame") {
+    run.meta["incomplete_collectives"] = "3:0";
+    const analysis::RunAttribution a = analysis::attribute_run(run);
+    REQUIRE(a.culprit.found);
+    CHECK(a.culprit.rank == 2);
+    CHECK(a.culprit.steps_blamed == 4);
+    CHECK(a.cannot_decide.empty());
+    CHECK(a.incomplete_collectives == 1);
+    for (const analysis::StepAttribution& s : a.steps) {
+      if (s.decomposition.warmup) continue;
+      const bool undecided = s.decomposition.step == 3;
+      CHECK(s.decomposition.culprit.found == !undecided);
+      CHECK(s.cannot_decide.empty() == !undecided);
+      CHECK(s.last_arriver_decided == !undecided);
+    }
+  }
+  SUBCASE("a partial run where no imported rank diverges cannot say nobody") {
+    storage::RunData clean = synthesize(four_ranks_sleep());
+    clean.meta["partial"] = "1";
+    clean.meta["incomplete_collectives"] = "2:0";
+    const analysis::RunAttribution a = analysis::attribute_run(clean);
+    CHECK_FALSE(a.culprit.found);
+    CHECK(contains_text(a.cannot_decide, "no imported rank diverges"));
+  }
+  SUBCASE("imported before the list existed: every collective is taken as incomplete") {
+    const analysis::RunAttribution a = analysis::attribute_run(run);
+    CHECK_FALSE(a.culprit.found);
+    CHECK_FALSE(a.cannot_decide.empty());
+  }
+}

@@ -79,6 +79,9 @@ TEST_CASE("explain: a straggler's delay is the candidate's straggler component")
   stored.explanations.push_back(e);
   const std::string json = report::explain_json(stored);
   CHECK(json.find("\"sampled_activity\":{\"baseline\":{") != std::string::npos);
+  // One pair has the shape of several: {experiment, explanations[], skipped[]}.
+  CHECK(json.rfind("{\"experiment\":\"x\",\"explanations\":[{", 0) == 0);
+  CHECK(json.find("\"skipped\":[]}") != std::string::npos);
   CHECK(json.find("\"busy_share\":") != std::string::npos);
   const std::string text = report::explain_text(stored);
   CHECK(text.find("sampled activity (a 1 s dashboard): baseline ") != std::string::npos);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <tuple>
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
@@ -34,6 +35,16 @@ std::string phase_list(const RankTrace& t, const std::vector<Phase>& phases) {
            std::to_string(p.end_ns / us) + "#" + std::to_string(p.occurrence) + " ";
   }
   return out;
+}
+
+// Rank r of a 4-rank Kineto job, with one recorded step.
+RankTrace kineto_rank(int r) {
+  RankTrace t;
+  t.file = "rank" + std::to_string(r) + ".json";
+  t.format = "kineto";
+  t.rank = r;
+  t.world_size = 4;
+  return t;
 }
 
 }  // namespace
@@ -69,6 +80,18 @@ TEST_CASE("a pattern names nsys steps; without a marker the capture is one step"
   const RankSteps steps = find_steps(t, rule);
   REQUIRE(steps.steps.size() == 2);
   CHECK(steps.steps[1].step == 8);
+
+  // A label far longer than any step marker is not matched at all: the regex would recurse
+  // per character and overflow the stack (a crash fuzz_import_kineto found).
+  RankTrace long_label;
+  long_label.file = "rank0.sqlite";
+  rec(long_label, "iteration 1" + std::string(200'000, 'x'), RecordKind::kLabel, 0, 100);
+  rec(long_label, "iteration 2", RecordKind::kLabel, 100, 200);
+  StepRule greedy;
+  greedy.pattern = R"(^iteration (\d+).*$)";
+  const RankSteps one = find_steps(long_label, greedy);
+  REQUIRE(one.steps.size() == 1);
+  CHECK(one.steps[0].step == 2);
 
   RankTrace none;
   none.file = "x.sqlite";
@@ -225,11 +248,7 @@ TEST_CASE("legacy names are not JSON-escaped; the rank comes from the file name"
 
 TEST_CASE("a subset of ranks needs --partial") {
   auto one = [](int r) {
-    RankTrace t;
-    t.file = "rank" + std::to_string(r) + ".json";
-    t.format = "kineto";
-    t.rank = r;
-    t.world_size = 4;
+    RankTrace t = kineto_rank(r);
     rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 100);
     rec(t, "layer0", RecordKind::kLabel, 10, 50);
     return t;
@@ -292,4 +311,92 @@ TEST_CASE("a trace's Seq is the collective's identity when every file has one") 
   CHECK(colls[0][0].seq == colls[1][1].seq);
   CHECK(colls[0][0].ordinal == colls[1][1].ordinal);
   CHECK(check_collectives(traces, colls, false).warnings.empty());
+}
+
+TEST_CASE("a partial import lists the collectives whose process group was not all imported") {
+  // Ranks 0 and 2 of 4; group "dp" = {0, 2} (all imported), "0" = the world, "tp" = {2, 3}.
+  auto one = [](int r) {
+    RankTrace t = kineto_rank(r);
+    t.group_ranks = {{"0", {0, 1, 2, 3}}, {"dp", {0, 2}}};
+    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+    const char* groups[] = {"dp", "0", "unlisted"};
+    for (int k = 0; k < 3; ++k) {
+      rec(t, "c10d::allreduce_", RecordKind::kOp, 100 + 100 * k, 110 + 100 * k);
+      t.records.back().group = static_cast<std::int32_t>(t.names.intern(groups[k]));
+    }
+    return t;
+  };
+  std::vector<RankTrace> traces = {one(0), one(2)};
+  ImportOptions o;
+  o.partial = true;
+  const ImportedRun run = build_run(traces, o);
+  CHECK(run.summary.incomplete_collectives == 2);
+  std::string incomplete = "?";
+  for (const auto& [key, value] : run.contents.meta)
+    if (key == "incomplete_collectives") incomplete = value;
+  CHECK(incomplete == "1:1 1:2");  // step 1: #1 (the world) and #2 (a group not listed)
+
+  std::vector<std::vector<RankCollective>> colls;
+  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
+  assign_identities(traces, colls);
+  CHECK(collectives_missing_members(traces, colls).size() == 2);
+  traces[1].rank = 1;  // ranks 0 and 1: "dp" now misses rank 2 as well
+  CHECK(collectives_missing_members(traces, colls).size() == 3);
+}
+
+TEST_CASE("Kineto distributedInfo.pg_config gives the process groups' ranks") {
+  const std::string json =
+      R"({"distributedInfo": {"backend": "nccl", "rank": 1, "world_size": 4, "pg_config": [)"
+      R"({"pg_name": "0", "pg_desc": "default_pg", "ranks": [0, 1, 2, 3]},)"
+      R"({"pg_name": "5", "ranks": [1, 3]}, {"pg_name": "bad", "ranks": ["x"]}]},)"
+      R"("traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1",)"
+      R"("pid": 1, "tid": 1, "ts": 10, "dur": 100}]})";
+  const RankTrace t = parse_kineto(json, "rank1.json");
+  REQUIRE(t.group_ranks.size() == 2);
+  CHECK(t.group_ranks.at("0") == std::vector<int>{0, 1, 2, 3});
+  CHECK(t.group_ranks.at("5") == std::vector<int>{1, 3});
+}
+
+TEST_CASE("an NCCL kernel is paired with its call by correlation id, not by order") {
+  RankTrace t;
+  t.file = "rank0.json";
+  rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+  // B on the autograd thread (7) is called first but its kernel runs last.
+  rec(t, "c10d::allreduce_", RecordKind::kOp, 50, 60, 7);
+  rec(t, "cudaLaunchKernel", RecordKind::kRuntime, 52, 55, 7);
+  t.records.back().correlation = 12;
+  rec(t, "c10d::broadcast_", RecordKind::kOp, 100, 110);
+  rec(t, "cudaLaunchKernel", RecordKind::kRuntime, 102, 105);
+  t.records.back().correlation = 11;
+  for (auto [name, b, e, corr] : {std::tuple{"ncclKernel_Broadcast", 200, 300, 11},
+                                  std::tuple{"ncclKernel_AllReduce", 400, 500, 12}}) {
+    rec(t, name, RecordKind::kCollectiveWork, b, e, 40);
+    t.records.back().on_device = true;
+    t.records.back().correlation = corr;
+  }
+  const std::vector<RankCollective> c = rank_collectives(t, find_steps(t, StepRule{}));
+  REQUIRE(c.size() == 2);
+  CHECK(t.names[c[0].name] == "c10d::allreduce_");
+  CHECK(c[0].arrival_ns == 50 * us);
+  CHECK(c[0].device_begin_ns == 400 * us);  // both arrivals kept: host 50, device 400
+  CHECK(c[0].completion_ns == 500 * us);
+  CHECK(t.names[c[1].name] == "c10d::broadcast_");
+  CHECK(c[1].device_begin_ns == 200 * us);
+  CHECK(c[1].completion_ns == 300 * us);
+  CHECK(t.warnings.empty());
+}
+
+TEST_CASE("gloo work paired in order is checked against the element count") {
+  RankTrace t;
+  t.file = "rank0.json";
+  rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+  rec(t, "c10d::allreduce_", RecordKind::kOp, 100, 110);
+  t.records.back().numel = 10;
+  rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 120, 150, 2);
+  t.records.back().numel = 99;
+  const std::vector<RankCollective> c = rank_collectives(t, find_steps(t, StepRule{}));
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].completion_ns == 110 * us);  // not paired: the call's own end
+  REQUIRE(t.warnings.size() == 1);
+  CHECK(t.warnings[0].find("different element counts") != std::string::npos);
 }

@@ -449,7 +449,8 @@ TEST_CASE("a sweep stores every run with its step times and resumes without reru
     REQUIRE(resumed.runs.size() == 1);
     CHECK(resumed.runs[0].attempt == 2);
     CHECK(status_counts(*db) == std::map<std::string, int>{{"ok", 4}});
-    CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == 4 * 4 * 2);
+    CHECK(db->query_int("SELECT coalesce(sum(events), 0) FROM run_event_packs").value() ==
+          4 * 4 * 2);
   }
   SUBCASE("a changed manifest is refused unless forced, and the change is recorded") {
     plan.settings.manifest_hash = "manifest-hash-2";

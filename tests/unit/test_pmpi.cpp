@@ -30,6 +30,11 @@ TEST_CASE("step counter: every k-th call is a boundary; only kept steps get a st
   CHECK(closed[2].step == 1);
   CHECK_FALSE(closed[3].has_step);  // step 2 is past the count: numbered, no step event
   CHECK(steps.step() == 3);
+  // The steps whose CPU wait is recorded are the kept ones.
+  CHECK_FALSE(steps.kept(-1));
+  CHECK(steps.kept(0));
+  CHECK(steps.kept(1));
+  CHECK_FALSE(steps.kept(2));
 }
 
 TEST_CASE("delay plan: rank, call, occurrence and steps select the delay") {

@@ -7,6 +7,7 @@
 
 #include "analysis/synthetic_run.hpp"
 #include "culprit/analysis/calibration.hpp"
+#include "culprit/analysis/model_level.hpp"
 #include "culprit/analysis/reduction.hpp"
 #include "culprit/errors.hpp"
 
@@ -122,4 +123,43 @@ TEST_CASE("a collective issued inside a compute phase splits it and runs asynchr
   CHECK(c.phases[2].phase.ms == doctest::Approx(4.0));
   CHECK(c.phases[3].phase.name == "optimizer");
   CHECK(c.phases[3].phase.waits);
+  CHECK(c.phases[3].phase.gap_ms == doctest::Approx(0.0));  // waiting, not host time
+}
+
+TEST_CASE("waiting for a collective is not a host gap; pieces in some steps only are folded") {
+  // An import's `backward` tail: after the bucket completes (t0 + 8) the rank resumes 0.5 ms
+  // later; in half the steps the region comes back as one more piece, which is folded.
+  culprit::testing::RunBuilder b(2);
+  for (int step = 0; step < 8; ++step) {
+    const double t0 = step * 12.0;
+    const bool extra = step % 2 == 0;
+    for (int r = 0; r < 2; ++r) {
+      b.step(r, step, t0, t0 + 11.0);
+      b.phase(r, step, 0, -1, "backward", t0, t0 + 6.0);
+      b.collective(r, step, 0, t0 + 2.0, t0 + 8.0);
+      b.phase(r, step, 1, -1, "backward", t0 + 8.5, t0 + 9.0);
+      if (extra) b.phase(r, step, 2, -1, "backward", t0 + 9.2, t0 + 9.4);
+      b.phase(r, step, 0, -1, "optimizer", t0 + 9.5, t0 + 10.5);
+    }
+  }
+  const auto c = calibrate(b.build());
+  REQUIRE(c.phases.size() == 5);
+  const auto& tail = c.phases[3].phase;
+  CHECK(tail.name == "backward");
+  CHECK(tail.microbatch == 1);
+  CHECK(tail.waits);
+  CHECK(tail.gap_ms == doctest::Approx(0.5));  // after the completion, not after backward
+  CHECK(tail.ms == doctest::Approx(0.6));      // median of 0.5 and 0.5 + the folded 0.2
+  CHECK(c.phases[4].phase.name == "optimizer");
+  CHECK_FALSE(c.phases[4].phase.waits);
+}
+
+TEST_CASE("repetitions: enough for the control to decide at the margin, 8 to 60") {
+  using culprit::analysis::repetitions_for;
+  using culprit::analysis::repetitions_for_excess;
+  CHECK(repetitions_for(0.0, 0.02) == 8);
+  CHECK(repetitions_for(0.0153, 0.02) == 38);  // (4 x 1.53 % / 1 %)^2 = 37.5
+  CHECK(repetitions_for(0.2, 0.02) == 60);
+  CHECK(repetitions_for_excess(2.0, 1, 30.0) == 18);  // (2.5 x 2 / 1.2)^2 = 17.4
+  CHECK(repetitions_for_excess(2.0, 0, 30.0) == 8);
 }

@@ -54,10 +54,11 @@ TEST_CASE("run file is written whole under its final name") {
         4096);
   CHECK(scalar(db, "SELECT end_ns - begin_ns FROM events WHERE name='gemm.fwd'") == 150);
   CHECK(scalar(db, "SELECT exchanges FROM clock_models WHERE rank=1") == 10);
-  CHECK(scalar(db, "SELECT value FROM meta WHERE key='format_version'") == 2);
-  // Interned: integers in event_rows, the text through the events view.
+  CHECK(scalar(db, "SELECT value FROM meta WHERE key='format_version'") == 3);
+  // Interned and packed: one pack per rank, the text through the events view.
   CHECK(scalar(db, "SELECT count(*) FROM event_names") == 2);
-  CHECK(scalar(db, "SELECT kind FROM event_rows WHERE name = 1") == 1);
+  CHECK(scalar(db, "SELECT count(*) FROM event_rows") == 0);
+  CHECK(scalar(db, "SELECT rank * 100 + events FROM event_packs") == 102);
   sqlite3_close(db);
 
   stepclock::RunFileContents bad = c;

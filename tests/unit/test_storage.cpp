@@ -190,13 +190,13 @@ TEST_CASE("a run file is ingested whole under its run id") {
     Transaction tx(*db);
     copy_run_file(*db, attached, run.id);
     tx.commit();
-    CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == 12);
+    CHECK(db->query_int("SELECT coalesce(sum(events), 0) FROM run_event_packs").value() == 12);
     CHECK(db->query_int("SELECT count(*) FROM run_event_names").value() == 1);
     CHECK(db->query_int("SELECT count(*) FROM run_meta WHERE key = 'ranks'").value() == 1);
   }
   SUBCASE("clear_run_data removes everything but the run row") {
     clear_run_data(*db, run.id);
-    CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == 0);
+    CHECK(db->query_int("SELECT coalesce(sum(events), 0) FROM run_event_packs").value() == 0);
     CHECK(db->query_int("SELECT count(*) FROM run_event_names").value() == 0);
     CHECK(db->query_int("SELECT count(*) FROM steps").value() == 0);
     CHECK(db->query_int("SELECT count(*) FROM runs").value() == 1);
@@ -307,12 +307,12 @@ TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
     return text;
   };
   CHECK(dump() == "0ok6;1ok6;2ok6;");
-  const auto events = db->query_int("SELECT count(*) FROM event_rows").value();
+  const auto events = db->query_int("SELECT coalesce(sum(events), 0) FROM run_event_packs").value();
   MergeStats again = merge_store(*db, a.path);
   MergeStats again_b = merge_store(*db, b.path);
   CHECK(again.runs_added + again.runs_replaced + again_b.runs_added + again_b.runs_replaced == 0);
   CHECK(dump() == "0ok6;1ok6;2ok6;");
-  CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == events);
+  CHECK(db->query_int("SELECT coalesce(sum(events), 0) FROM run_event_packs").value() == events);
   CHECK(db->query_text("PRAGMA integrity_check").value() == "ok");
 
   SUBCASE("an experiment of the same name from another manifest is refused") {
@@ -346,9 +346,9 @@ TEST_CASE("export_steps lists the steps of every run with its configuration") {
   CHECK(export_steps(*db, "no-such-experiment").empty());
 }
 
-// The store's event rows are the run file's (both from runfile::schema_statements) so ingest
-// can copy rows unchanged (SQLite's transfer optimisation); checked on real files.
-TEST_CASE("the store's event_rows columns are exactly the run file's") {
+// The store's packs are the run file's plus run_id, so ingest copies them unchanged; the kinds
+// come from the same DDL (runfile::schema_statements). Checked on real files.
+TEST_CASE("the store's event packs and kinds are the run file's") {
   const auto store_path = (fs::temp_directory_path() / "culprit_unit_columns.db").string();
   const auto run_path = (fs::temp_directory_path() / "culprit_unit_columns.run.db").string();
   fs::remove(store_path);
@@ -367,8 +367,9 @@ TEST_CASE("the store's event_rows columns are exactly the run file's") {
   };
   auto store = open_store(store_path);
   Db run(run_path, Db::Mode::kReadOnly);
-  CHECK(!columns(*store, "event_rows").empty());
-  CHECK(columns(*store, "event_rows") == columns(run, "event_rows"));
+  CHECK(columns(*store, "run_event_packs") ==
+        "id INTEGER 0;run_id INTEGER 1;rank INTEGER 1;events INTEGER 1;data BLOB 1;");
+  CHECK(columns(run, "event_packs") == "rank INTEGER 1;events INTEGER 1;data BLOB 1;");
   CHECK(columns(*store, "event_kinds") == columns(run, "event_kinds"));
   CHECK(store->query_int("SELECT count(*) FROM event_kinds").value() == 4);
   store.reset();
@@ -407,7 +408,7 @@ TEST_CASE("a version-1 store is migrated to interned events, its runs' events pr
   auto db = open_store(store.path);
   CHECK(schema_version(*db) == kStoreSchemaVersion);
   CHECK_FALSE(db->query_int("SELECT 1 FROM sqlite_master WHERE name = 'events'").has_value());
-  CHECK(db->query_int("SELECT count(*) FROM event_rows").value() == 5);
+  CHECK(db->query_int("SELECT coalesce(sum(events), 0) FROM run_event_packs").value() == 5);
   const RunData first = load_run(*db, 1);
   REQUIRE(first.events.size() == 3);
   CHECK(first.names.size() == 3);

@@ -158,6 +158,15 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     });
   }
   const std::vector<RankClock> clocks = clock_models(colls, steps);
+  // Per collective, whether members are missing (meta incomplete_collectives: "step:seq ...").
+  std::string incomplete;
+  if (s.partial) {
+    for (const auto& [step, seq] : collectives_missing_members(traces, colls)) {
+      incomplete +=
+          (incomplete.empty() ? "" : " ") + std::to_string(step) + ":" + std::to_string(seq);
+      ++s.incomplete_collectives;
+    }
+  }
 
   stepclock::RunFileContents& c = out.contents;
   GlobalNames names(c);
@@ -223,7 +232,11 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
         ++outside;
         continue;
       }
-      const Phase* region = launch != launch_at.end() ? phase_at(phases, when) : nullptr;
+      // A collective's kernel is its device-side arrival (the call is the host-side one): it
+      // keeps its own name; other kernels are named by the region that launched them.
+      const Phase* region = launch != launch_at.end() && x.kind == RecordKind::kKernel
+                                ? phase_at(phases, when)
+                                : nullptr;
       stepclock::EventRecord e;
       e.kind = stepclock::EventKind::kCompute;
       e.rank = rank;
@@ -302,6 +315,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
             {"warmup_steps", std::to_string(warmup_until)},
             {"steps", std::to_string(steady)},
             {"partial", s.partial ? "1" : "0"},
+            {"incomplete_collectives", incomplete},
             {"model_flops_per_step", "0"},
             {"parameter_bytes", "0"}};
   c.provenance.push_back({-1, "import_warnings", std::to_string(s.warnings.size())});

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/mapping.hpp"
@@ -48,50 +49,137 @@ bool is_collective_work(std::string_view name) {
 }
 
 std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& steps) {
-  // Calls on the main thread, outermost only (c10d::allreduce_ > record_param_comms >
-  // nccl:all_reduce is one call); nested records with an element count enrich it.
-  std::vector<const TraceRecord*> main;
+  // Calls on the CPU threads (the main thread, and the autograd thread from which DDP issues its
+  // bucket all-reduces), outermost only (c10d::allreduce_ > record_param_comms > nccl:all_reduce
+  // is one call); nested records with an element count enrich it.
+  // Only the calls are sorted; records that may enrich one (they carry an element count, a
+  // dtype, a Seq or a process group) find their call by binary search.
+  std::vector<signed char> call_name(trace.names.size(), -1);
+  auto is_call = [&](std::uint32_t name) {
+    if (call_name[name] < 0) call_name[name] = is_collective_call(trace.names[name]) ? 1 : 0;
+    return call_name[name] == 1;
+  };
+  std::vector<const TraceRecord*> found_calls;
+  std::vector<const TraceRecord*> info;
   std::vector<const TraceRecord*> works;
+  std::unordered_map<std::int64_t, const TraceRecord*> launch;  // correlation -> runtime call
   for (const TraceRecord& r : trace.records) {
     if (r.kind == RecordKind::kCollectiveWork) {
       works.push_back(&r);
-    } else if (!r.on_device && r.thread == steps.main_thread) {
-      main.push_back(&r);
+    } else if (!r.on_device) {
+      if (is_call(r.name)) {
+        found_calls.push_back(&r);
+      } else if (r.numel >= 0 || r.elem_bytes || r.seq >= 0 || r.group >= 0) {
+        info.push_back(&r);
+      }
+      if (r.kind == RecordKind::kRuntime && r.correlation >= 0) launch.emplace(r.correlation, &r);
     }
   }
   auto by_begin = [](const TraceRecord* a, const TraceRecord* b) {
     return a->begin_ns != b->begin_ns ? a->begin_ns < b->begin_ns : a->end_ns > b->end_ns;
   };
-  std::sort(main.begin(), main.end(), by_begin);
+  auto by_thread_begin = [&](const TraceRecord* a, const TraceRecord* b) {
+    return a->thread != b->thread ? a->thread < b->thread : by_begin(a, b);
+  };
+  std::sort(found_calls.begin(), found_calls.end(), by_thread_begin);
   std::sort(works.begin(), works.end(), by_begin);
 
-  std::vector<RankCollective> calls;
-  std::int64_t open_until = -1;
-  for (const TraceRecord* r : main) {
-    if (r->begin_ns < open_until && !calls.empty()) {
-      RankCollective& c = calls.back();  // a record nested in the open call
-      if (c.numel < 0 && r->numel >= 0) c.numel = r->numel;
-      if (c.elem_bytes == 0 && r->elem_bytes) c.elem_bytes = r->elem_bytes;
-      if (c.seq < 0 && r->seq >= 0) c.seq = r->seq;
-      if (c.group < 0 && r->group >= 0) c.group = r->group;
+  std::vector<RankCollective> calls;  // ordered by (thread, arrival)
+  std::vector<std::int64_t> call_thread;
+  std::vector<std::pair<std::size_t, const TraceRecord*>> nested;  // (call, record inside it)
+  for (const TraceRecord* r : found_calls) {
+    if (!calls.empty() && r->thread == call_thread.back() &&
+        r->begin_ns < calls.back().completion_ns) {
+      nested.emplace_back(calls.size() - 1, r);  // a call inside the open one: one collective
       continue;
     }
-    if (!is_collective_call(trace.names[r->name])) continue;
     calls.push_back(collective_of(*r));
-    open_until = r->end_ns;
+    call_thread.push_back(r->thread);
+  }
+  // The call on `thread` that started last at or before `t`, calls.size() when none.
+  auto call_before = [&](std::int64_t thread, std::int64_t t) {
+    std::size_t lo = 0, hi = calls.size();
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      const bool before =
+          call_thread[mid] != thread ? call_thread[mid] < thread : calls[mid].arrival_ns <= t;
+      if (before) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == 0 || call_thread[lo - 1] != thread ? calls.size() : lo - 1;
+  };
+  for (const TraceRecord* r : info) {
+    const std::size_t k = call_before(r->thread, r->begin_ns);
+    if (k < calls.size() && r->begin_ns < calls[k].completion_ns) nested.emplace_back(k, r);
+  }
+  std::sort(nested.begin(), nested.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : by_begin(a.second, b.second);
+  });
+  for (const auto& [k, r] : nested) {  // the first nested record that says wins
+    RankCollective& c = calls[k];
+    if (c.numel < 0 && r->numel >= 0) c.numel = r->numel;
+    if (c.elem_bytes == 0 && r->elem_bytes) c.elem_bytes = r->elem_bytes;
+    if (c.seq < 0 && r->seq >= 0) c.seq = r->seq;
+    if (c.group < 0 && r->group >= 0) c.group = r->group;
+  }
+
+  // Device work is paired with its call by identifiers: the kernel's correlation id is its
+  // launch's (the runtime call; libkineto's ac2g flow carries the same id), and the launch lies
+  // inside the call on its thread. What has no identifier (gloo's worker-thread work, kernels
+  // whose launch is not in the trace) is paired in order, checked against the element count.
+  std::vector<int> work_of(calls.size(), -1);
+  std::vector<bool> work_used(works.size(), false);
+  for (std::size_t w = 0; w < works.size(); ++w) {
+    if (!works[w]->on_device || works[w]->correlation < 0) continue;
+    auto l = launch.find(works[w]->correlation);
+    if (l == launch.end()) continue;
+    const TraceRecord& at = *l->second;
+    const std::size_t k = call_before(at.thread, at.begin_ns);
+    if (k == calls.size()) continue;
+    if (work_of[k] < 0 && call_thread[k] == at.thread && at.begin_ns <= calls[k].completion_ns) {
+      work_of[k] = static_cast<int>(w);
+      work_used[w] = true;
+    }
+  }
+  std::vector<std::size_t> free_calls, free_works;
+  for (std::size_t k = 0; k < calls.size(); ++k)
+    if (work_of[k] < 0) free_calls.push_back(k);
+  for (std::size_t w = 0; w < works.size(); ++w)
+    if (!work_used[w]) free_works.push_back(w);
+  std::sort(free_calls.begin(), free_calls.end(), [&](std::size_t a, std::size_t b) {
+    return calls[a].arrival_ns < calls[b].arrival_ns;
+  });
+  if (!free_calls.empty() && !free_works.empty() && free_calls.size() != free_works.size()) {
+    trace.warnings.push_back(trace.file + ": " + std::to_string(free_calls.size()) +
+                             " collective calls but " + std::to_string(free_works.size()) +
+                             " executions without an identifier linking them: paired in order "
+                             "as far as they go (a sampled trace?)");
+  }
+  int size_mismatch = 0;
+  for (std::size_t i = 0; i < std::min(free_calls.size(), free_works.size()); ++i) {
+    const RankCollective& c = calls[free_calls[i]];
+    const TraceRecord& w = *works[free_works[i]];
+    if (c.numel >= 0 && w.numel >= 0 && c.numel != w.numel) {
+      ++size_mismatch;
+      continue;  // not the same collective: both stand alone
+    }
+    work_of[free_calls[i]] = static_cast<int>(free_works[i]);
+    work_used[free_works[i]] = true;
+  }
+  if (size_mismatch > 0) {
+    trace.warnings.push_back(trace.file + ": " + std::to_string(size_mismatch) +
+                             " collective call(s) and execution(s) paired in order have different "
+                             "element counts: not paired");
   }
 
   std::vector<RankCollective> result;
-  if (!calls.empty() && !works.empty() && calls.size() != works.size()) {
-    trace.warnings.push_back(trace.file + ": " + std::to_string(calls.size()) +
-                             " collective calls but " + std::to_string(works.size()) +
-                             " executions: paired in order as far as they go (a sampled trace?)");
-  }
-  const std::size_t paired = works.empty() ? 0 : std::min(calls.size(), works.size());
   for (std::size_t k = 0; k < calls.size(); ++k) {
     RankCollective c = calls[k];
-    if (k < paired) {
-      const TraceRecord* w = works[k];
+    if (work_of[k] >= 0) {
+      const TraceRecord* w = works[static_cast<std::size_t>(work_of[k])];
       c.completion_ns = std::max(c.completion_ns, w->end_ns);
       if (w->on_device) c.device_begin_ns = w->begin_ns;
       if (c.numel < 0) c.numel = w->numel;
@@ -165,6 +253,25 @@ void assign_identities(const std::vector<RankTrace>& traces,
       }
     }
   }
+}
+
+std::set<std::pair<int, int>> collectives_missing_members(
+    const std::vector<RankTrace>& traces, const std::vector<std::vector<RankCollective>>& colls) {
+  std::set<int> imported;
+  for (const RankTrace& t : traces) imported.insert(t.rank);
+  std::set<std::pair<int, int>> missing;
+  for (std::size_t r = 0; r < traces.size(); ++r) {
+    for (const RankCollective& c : colls[r]) {
+      const auto& groups = traces[r].group_ranks;
+      auto g = c.group >= 0 ? groups.find(traces[r].names[static_cast<std::uint32_t>(c.group)])
+                            : groups.end();
+      const bool whole =
+          g != groups.end() && std::all_of(g->second.begin(), g->second.end(),
+                                           [&](int member) { return imported.count(member) > 0; });
+      if (!whole) missing.insert({c.step, c.ordinal});
+    }
+  }
+  return missing;
 }
 
 CollectiveCheck check_collectives(const std::vector<RankTrace>& traces,

@@ -20,10 +20,21 @@ std::optional<int> profiler_step_number(std::string_view name) {
   return n;
 }
 
+namespace {
+
+// libstdc++'s regex executor recurses once per character: a pattern such as "step(\d+).*" run
+// over a label of ~100 k characters overflowed the stack (fuzz_import_kineto). No step marker
+// is that long, so longer labels are never matched.
+constexpr std::size_t kMaxStepLabelChars = 4096;
+
+}  // namespace
+
 RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
+  // The default rule needs no regex (compiling one costs more than reading a small trace).
+  const bool profiler_steps = rule.pattern == StepRule{}.pattern;
   std::regex pattern;
   try {
-    pattern = std::regex(rule.pattern, std::regex::ECMAScript);
+    if (!profiler_steps) pattern = std::regex(rule.pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
     throw UsageError("step pattern '" + rule.pattern + "' is not a valid regex: " + e.what());
   }
@@ -34,7 +45,9 @@ RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
     std::smatch m;
     const std::string& name = trace.names[id];
     int v = -2;
-    if (std::regex_search(name, m, pattern)) {
+    if (profiler_steps) {
+      v = profiler_step_number(name).value_or(-2);
+    } else if (name.size() <= kMaxStepLabelChars && std::regex_search(name, m, pattern)) {
       v = -3;
       if (m.size() > 1 && m[1].matched) {
         int n = 0;

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <climits>
 #include <cmath>
 
 #include "culprit/errors.hpp"
@@ -105,6 +106,38 @@ void read_args(od::object args, RawEvent& e) {
   }
 }
 
+// pg_config: [{"pg_name": "0", "ranks": [0, 1], ...}, ...]; entries without both are skipped.
+void read_group_config(od::array groups, KinetoHeader& h) {
+  for (auto element : groups) {
+    od::object g;
+    if (element.get_object().get(g)) continue;
+    std::string name;
+    std::vector<int> ranks;
+    bool has_ranks = false;
+    for (auto field : g) {
+      std::string_view key;
+      if (field.unescaped_key().get(key)) continue;
+      od::value v = field.value();
+      std::string_view s;
+      od::array a;
+      if (key == "pg_name" && !v.get_string().get(s)) {
+        name = std::string(s);
+      } else if (key == "ranks" && !v.get_array().get(a)) {
+        has_ranks = true;
+        for (auto r : a) {
+          std::int64_t n = 0;
+          if (r.get_int64().get(n) || n < 0 || n > INT32_MAX) {
+            has_ranks = false;
+            break;
+          }
+          ranks.push_back(static_cast<int>(n));
+        }
+      }
+    }
+    if (!name.empty() && has_ranks) h.group_ranks[name] = std::move(ranks);
+  }
+}
+
 void read_distributed(od::object info, KinetoHeader& h) {
   for (auto field : info) {
     std::string_view key;
@@ -118,6 +151,9 @@ void read_distributed(od::object info, KinetoHeader& h) {
     } else if (key == "backend") {
       std::string_view s;
       if (!v.get_string().get(s)) h.backend = std::string(s);
+    } else if (key == "pg_config") {
+      od::array groups;
+      if (!v.get_array().get(groups)) read_group_config(groups, h);
     }
   }
 }

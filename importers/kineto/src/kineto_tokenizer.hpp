@@ -3,7 +3,9 @@
 // facts and one RawEvent per element of traceEvents.
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "raw_event.hpp"
 
@@ -16,6 +18,8 @@ struct KinetoHeader {
   int rank = -1;
   int world_size = -1;
   std::string backend;
+  // distributedInfo.pg_config: process group name -> its global ranks
+  std::map<std::string, std::vector<int>> group_ranks;
   std::int64_t schema_version = -1;
   std::int64_t events = 0;
 };

@@ -132,6 +132,7 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
   t.rank = h.rank;
   t.world_size = h.world_size;
   t.backend = h.backend;
+  t.group_ranks = h.group_ranks;
   t.rank_source = "distributedInfo";
   if (t.rank < 0) {
     t.rank = rank_from_file_name(file);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
+#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -180,6 +182,82 @@ std::string environment_of(const storage::RunData& run, const RunAttribution& a)
       culprit.rank, waited, median_inplace(own_wait), 100 * std::min(1.0, waited / costs), costs);
 }
 
+// meta.incomplete_collectives of a partial import: "step:seq step:seq ...".
+std::set<std::pair<int, int>> incomplete_collectives(const storage::RunData& run) {
+  std::set<std::pair<int, int>> result;
+  auto it = run.meta.find("incomplete_collectives");
+  if (it == run.meta.end()) return result;
+  std::istringstream in(it->second);
+  std::string item;
+  while (in >> item) {
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos) continue;
+    try {
+      result.insert({std::stoi(item.substr(0, colon)), std::stoi(item.substr(colon + 1))});
+    } catch (const std::exception&) {
+      // not a step:seq pair: ignored (the list is ours; nothing else writes it)
+    }
+  }
+  return result;
+}
+
+// A partial import: a step's culprit stands only when the walk reached it through a collective
+// every member of which was imported; the last arriver of a collective with missing members is
+// never decided.
+void undecide_partial(const storage::RunData& run, const std::vector<CollectiveTiming>& collectives,
+                      RunAttribution& result) {
+  result.partial = true;
+  std::set<std::pair<int, int>> incomplete = incomplete_collectives(run);
+  if (!run.meta.count("incomplete_collectives")) {
+    // Imported before the list was written: every collective may miss members.
+    for (const CollectiveTiming& c : collectives) incomplete.insert({c.step, c.seq});
+  }
+  for (const CollectiveTiming& c : collectives)
+    result.incomplete_collectives += incomplete.count({c.step, c.seq}) ? 1 : 0;
+  result.undecided_steps = 0;
+  int undecided = 0;
+  int steady = 0;
+  for (StepAttribution& s : result.steps) {
+    if (s.last_arriver >= 0 && incomplete.count({s.decomposition.step, s.collective}))
+      s.last_arriver_decided = false;
+    if (!s.decomposition.warmup) {
+      ++steady;
+      if (s.last_arriver >= 0 && !s.last_arriver_decided) ++result.undecided_steps;
+    }
+    Culprit& c = s.decomposition.culprit;
+    if (!c.found) continue;
+    if (c.collective < 0) {
+      s.cannot_decide = fmt::format(
+          "rank {} {} diverges, but no collective links it to the ranks that were not imported: "
+          "one of them may have been later",
+          c.rank, c.phase);
+    } else if (incomplete.count({c.collective_step, c.collective})) {
+      s.cannot_decide = fmt::format(
+          "rank {} {} arrived last among the imported ranks at collective #{} of step {}, whose "
+          "other members were not imported",
+          c.rank, c.phase, c.collective, c.collective_step);
+    } else {
+      continue;
+    }
+    c = Culprit();
+    if (!s.decomposition.warmup) ++undecided;
+  }
+  if (undecided == 0 && result.incomplete_collectives > 0) {
+    // No imported rank diverges; a rank that was not imported still may have.
+    result.cannot_decide = fmt::format(
+        "partial run: no imported rank diverges, but {} collective(s) have members that were "
+        "not imported, and one of those may be the straggler; import every rank of the job (or "
+        "of the process group) to decide",
+        result.incomplete_collectives);
+  } else if (undecided > 0) {
+    result.cannot_decide = fmt::format(
+        "partial run: in {} of {} steady steps the culprit was reached through a collective "
+        "whose members were not all imported (a missing rank may have arrived later); import "
+        "every rank of the job (or of the process group) to decide",
+        undecided, steady);
+  }
+}
+
 }  // namespace
 
 RunAttribution attribute_run(const storage::RunData& run, const AttributionOptions& options) {
@@ -210,21 +288,15 @@ RunAttribution attribute_run(const storage::RunData& run, const AttributionOptio
     }
     result.steps.push_back(std::move(s));
   }
-  if (auto it = run.meta.find("partial"); it != run.meta.end() && it->second == "1") {
-    result.partial = true;
-    result.undecided_steps = 0;
-    for (StepAttribution& s : result.steps) {
-      if (s.last_arriver < 0) continue;
-      s.last_arriver_decided = false;
-      if (!s.decomposition.warmup) ++result.undecided_steps;
-    }
-  }
+  if (auto it = run.meta.find("partial"); it != run.meta.end() && it->second == "1")
+    undecide_partial(run, collectives, result);
   for (const auto& [rank, count] : last_counts)
     result.last_arriver_counts.emplace_back(rank, count);
   std::stable_sort(result.last_arriver_counts.begin(), result.last_arriver_counts.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
 
   result.culprit = run_culprit(result.steps, options.culprit_min_step_share);
+  if (result.culprit.found) result.cannot_decide.clear();
   result.symptom = symptom_of(result.steps, result.culprit);
 
   std::vector<bool> steady(collectives.size());

@@ -31,7 +31,17 @@ struct Instance {
   int rank = 0;
   std::size_t step = 0;  // index into Timeline::steps
   std::map<PhaseKey, EventIndex> events;
+  // Pieces of a phase that only some instances have (an import splits a region around what
+  // it holds, a varying number of times): their compute time and last end, folded into the
+  // template piece of the same phase that precedes them.
+  std::map<PhaseKey, double> folded_ns;
+  std::map<PhaseKey, std::int64_t> folded_end;
 };
+
+// A phase ignoring its occurrence and microbatch: the pieces of one region.
+std::tuple<storage::EventKind, std::uint16_t, int, int> family_of(const PhaseKey& k) {
+  return {std::get<0>(k), std::get<1>(k), std::get<3>(k), std::get<4>(k)};
+}
 
 std::vector<EventIndex> step_phases(const Timeline& t, int rank, int step) {
   std::vector<EventIndex> out;
@@ -91,27 +101,94 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
   c.first_step = t.steps.front().step;
   c.median_step_ms = median_step_ms(t.steps);
 
-  // The template: rank 0's phases in the first steady step, in issue order.
-  const std::vector<EventIndex> first = step_phases(t, 0, t.steps[steady.front()].step);
-  if (first.empty()) {
-    throw UsageError("run " + std::to_string(run.run_id) +
-                     " has no compute or collective event on rank 0 in step " +
-                     std::to_string(t.steps[steady.front()].step) + ": nothing to calibrate");
-  }
-  std::vector<PhaseKey> order;
-  {
-    std::map<PhaseKey, int> seen;
-    for (EventIndex e : first) {
-      const PhaseKey base = key_of(t.event(e), 0);
-      order.push_back(key_of(t.event(e), seen[base]++));
-    }
-  }
   std::vector<Instance> instances;
   for (std::size_t s : steady) {
     for (int r = 0; r < run.ranks; ++r) {
-      instances.push_back({r, s, keyed(t, step_phases(t, r, t.steps[s].step))});
+      instances.push_back({r, s, keyed(t, step_phases(t, r, t.steps[s].step)), {}, {}});
     }
   }
+  // The template: the phases present in most (rank, steady step) instances, in the issue
+  // order of the first instance that has them all (rank 0's first steady step when the job
+  // repeats itself exactly, as a simulated or measured model does).
+  std::map<PhaseKey, int> presence;
+  for (const Instance& in : instances) {
+    for (const auto& [key, e] : in.events) ++presence[key];
+  }
+  const auto stable = [&](const PhaseKey& key) {
+    return 2 * presence[key] > static_cast<int>(instances.size());
+  };
+  const Instance* shape = &instances.front();
+  for (const Instance& in : instances) {
+    const int have = static_cast<int>(std::count_if(
+        in.events.begin(), in.events.end(), [&](const auto& kv) { return stable(kv.first); }));
+    const int want = static_cast<int>(std::count_if(
+        presence.begin(), presence.end(), [&](const auto& kv) { return stable(kv.first); }));
+    if (have == want) {
+      shape = &in;
+      break;
+    }
+  }
+  std::vector<EventIndex> first;
+  for (EventIndex e : step_phases(t, shape->rank, t.steps[shape->step].step)) first.push_back(e);
+  std::vector<PhaseKey> order;
+  {
+    std::vector<EventIndex> kept;
+    std::map<PhaseKey, int> seen;
+    for (EventIndex e : first) {
+      const PhaseKey base = key_of(t.event(e), 0);
+      const PhaseKey key = key_of(t.event(e), seen[base]++);
+      if (!stable(key)) continue;
+      order.push_back(key);
+      kept.push_back(e);
+    }
+    first = std::move(kept);
+  }
+  if (first.empty()) {
+    throw UsageError("run " + std::to_string(run.run_id) + " has no compute or collective event " +
+                     "present in most of its steady steps: nothing to calibrate");
+  }
+  // Fold the pieces outside the template into the template piece of their phase before them.
+  int folded = 0, dropped = 0;
+  for (Instance& in : instances) {
+    for (const auto& [key, e] : in.events) {
+      if (stable(key)) continue;
+      const storage::Event& ev = t.event(e);
+      const PhaseKey* host = nullptr;
+      std::int64_t host_begin = 0;
+      for (const PhaseKey& k : order) {
+        auto it = in.events.find(k);
+        if (it == in.events.end() || family_of(k) != family_of(key)) continue;
+        const std::int64_t b = t.event(it->second).begin_ns;
+        if (b <= ev.begin_ns && (host == nullptr || b >= host_begin)) {
+          host = &k;
+          host_begin = b;
+        }
+      }
+      if (host == nullptr || ev.kind == storage::EventKind::kCollective) {
+        ++dropped;
+        continue;
+      }
+      ++folded;
+      in.folded_ns[*host] += static_cast<double>(t.duration_ns(e));
+      in.folded_end[*host] = std::max(in.folded_end[*host], ev.end_ns);
+    }
+    std::erase_if(in.events, [&](const auto& kv) { return !stable(kv.first); });
+  }
+  if (folded > 0) {
+    c.notes.push_back(std::to_string(folded) +
+                      " piece(s) of a phase present in only some steps are folded into the "
+                      "piece of the same phase before them (their compute time added)");
+  }
+  if (dropped > 0) {
+    c.notes.push_back(std::to_string(dropped) +
+                      " event(s) present in only some steps, with no piece of the same phase "
+                      "before them, are left out of the model");
+  }
+  // A template phase's end in an instance, its folded pieces included.
+  const auto end_of = [&](const Instance& in, const PhaseKey& key, EventIndex e) {
+    auto f = in.folded_end.find(key);
+    return std::max(t.event(e).end_ns, f == in.folded_end.end() ? 0 : f->second);
+  };
   // Collective timing by (step, seq, name).
   std::map<std::tuple<int, int, std::uint16_t>, const CollectiveTiming*> timing_of;
   for (const CollectiveTiming& ct : timings) timing_of[{ct.step, ct.seq, ct.name}] = &ct;
@@ -139,7 +216,9 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
           }
         }
       } else {
-        durations[k].push_back(t.duration_ns(it->second));
+        auto f = in.folded_ns.find(order[k]);
+        durations[k].push_back(static_cast<double>(t.duration_ns(it->second)) +
+                               (f == in.folded_ns.end() ? 0 : f->second));
       }
     }
   }
@@ -186,34 +265,49 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
   for (std::size_t k = 0; k < n; ++k) {
     if (issued_in[k] >= 0) async[k] = true;  // the phase it was issued in goes on meanwhile
   }
-  std::vector<std::vector<double>> gaps(n);
+  // A gap that ends after an outstanding collective completed is, up to that completion,
+  // the rank waiting for it (DDP's finalize waits on the buckets' futures, no event records
+  // it): the model waits for the collective itself, so only the rest is host time. Which of
+  // the two a phase gets is decided below by majority (waits).
+  std::vector<std::vector<double>> gaps(n), host_gaps(n);
   std::vector<int> waited(n, 0), after_async(n, 0);
   for (const Instance& in : instances) {
     const EventIndex step_event = t.step_event[in.step][static_cast<std::size_t>(in.rank)];
     std::int64_t ready = t.event(step_event).begin_ns;
-    std::int64_t outstanding = -1;  // latest end of async collectives not yet waited for
+    std::vector<std::int64_t> outstanding;  // ends of async collectives not yet waited for
     for (std::size_t k = 0; k < n; ++k) {
       auto it = in.events.find(order[k]);
       if (it == in.events.end()) continue;
       const storage::Event& ev = t.event(it->second);
-      gaps[k].push_back(static_cast<double>(std::max<std::int64_t>(0, ev.begin_ns - ready)));
+      const double gap = static_cast<double>(std::max<std::int64_t>(0, ev.begin_ns - ready));
+      gaps[k].push_back(gap);
       if (async[k]) {
-        outstanding = std::max(outstanding, ev.end_ns);
+        outstanding.push_back(ev.end_ns);
         ready = std::max(ready, ev.begin_ns);
+        host_gaps[k].push_back(gap);
         continue;
       }
-      if (outstanding >= 0 && ev.kind != storage::EventKind::kCollective) {
+      if (!outstanding.empty() && ev.kind != storage::EventKind::kCollective) {
         ++after_async[k];
-        if (ev.begin_ns >= outstanding) {
-          ++waited[k];
-          outstanding = -1;
+        std::int64_t done = -1;  // the latest completion before the phase began
+        for (std::int64_t end : outstanding) {
+          if (end <= ev.begin_ns) done = std::max(done, end);
         }
+        if (done > ready) {
+          ++waited[k];
+          host_gaps[k].push_back(static_cast<double>(ev.begin_ns - done));
+          std::erase_if(outstanding, [&](std::int64_t end) { return end <= ev.begin_ns; });
+        } else {
+          host_gaps[k].push_back(gap);
+        }
+      } else {
+        host_gaps[k].push_back(gap);
       }
-      ready = std::max(ready, ev.end_ns);
+      ready = std::max(ready, end_of(in, order[k], it->second));
     }
   }
 
-  std::vector<double> cvs;
+  std::vector<std::pair<double, double>> cvs;  // (robust CV, median ms) per compute phase
   double schedule_ns = 0;
   for (std::size_t k = 0; k < n; ++k) {
     // Equal names repeat in imported steps (the occurrence); each stays a phase of its own.
@@ -225,7 +319,9 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
     p.phase.layer = p.phase.collective ? -1 : layer;
     p.phase.microbatch = p.phase.collective ? -1 : microbatch;
     p.samples = seen[k];
-    p.phase.gap_ms = ms(median_of(gaps[k]));
+    const bool waiting =
+        !p.phase.collective && after_async[k] > 0 && 2 * waited[k] > after_async[k];
+    p.phase.gap_ms = ms(median_of(waiting ? host_gaps[k] : gaps[k]));
     if (p.phase.collective) {
       const storage::Event& ev = t.event(first[k]);
       p.phase.seq = seq;
@@ -240,8 +336,8 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
     } else {
       p.phase.ms = ms(median_of(durations[k]));
       p.spread_cv = robust_cv(durations[k]);
-      if (p.phase.ms > 0 && durations[k].size() >= 4) cvs.push_back(p.spread_cv);
-      p.phase.waits = after_async[k] > 0 && 2 * waited[k] > after_async[k];
+      if (p.phase.ms > 0 && durations[k].size() >= 4) cvs.emplace_back(p.spread_cv, p.phase.ms);
+      p.phase.waits = waiting;
     }
     schedule_ns += (p.phase.gap_ms + (p.phase.async ? 0 : p.phase.ms)) * 1e6;
     if (p.samples < static_cast<int>(instances.size())) {
@@ -251,7 +347,18 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
     }
     c.phases.push_back(std::move(p));
   }
-  c.noise_cv = cvs.empty() ? 0 : std::round(median_of(cvs) * 1e4) / 1e4;
+  // The noise of the phases that carry the step: the CVs' median weighted by each phase's
+  // time (an import's many tiny ops, timed to the microsecond, would otherwise set it).
+  std::sort(cvs.begin(), cvs.end());
+  double total = 0, acc = 0;
+  for (const auto& [cv, weight] : cvs) total += weight;
+  for (const auto& [cv, weight] : cvs) {
+    acc += weight;
+    if (2 * acc >= total) {
+      c.noise_cv = std::round(cv * 1e4) / 1e4;
+      break;
+    }
+  }
 
   // Split the phases that collectives were issued inside (see issued_in above).
   if (std::any_of(issued_in.begin(), issued_in.end(), [](int j) { return j >= 0; })) {

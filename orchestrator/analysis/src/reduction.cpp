@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "culprit/analysis/attribution.hpp"
@@ -117,19 +118,40 @@ Cause straggler_cause(const Timeline& t, const PhaseStats& ps, const StragglerKe
     cause.where_from = "median excess over the peers in " + std::to_string(by_step.size()) +
                        " of " + std::to_string(steady_steps) + " steady steps";
   } else {
-    // A hiccup of a few steps: the same steps of the reduced run.
+    // A hiccup of a few steps: the same steps of the reduced run. What it did to the step is
+    // the step's growth over the median step; where the phase's excess is larger (the peers'
+    // work went on meanwhile: ranks sharing cores ran faster while it stalled), the delay is
+    // that growth, which is what the reduced experiment must reproduce.
+    const double median_ms = median_step_ms(t.steps);
+    int capped = 0;
     for (const auto& [step, mbs] : by_step) {
+      const int at = position.at(step);
+      double total_ns = 0;
+      for (const auto& [mb, ns] : mbs) total_ns += ns;
+      const double growth_ns =
+          std::max(0.0, (t.steps[static_cast<std::size_t>(at)].time_ms - median_ms) * 1e6);
+      const double scale = total_ns > growth_ns && total_ns > 0 ? growth_ns / total_ns : 1.0;
+      if (scale < 1) {
+        ++capped;
+        cause.capped_growth_ms[at] = round_ms(growth_ns / 1e6);
+      }
       for (const auto& [mb, ns] : mbs) {
         stepmodel::DelayInjection d = base;
         d.microbatch = mb;
-        d.step_first = d.step_last = position.at(step);
-        d.ms = round_ms(ns / 1e6);
+        d.step_first = d.step_last = at;
+        d.ms = round_ms(ns * scale / 1e6);
         cause.delays.push_back(d);
       }
     }
     cause.where_from = "excess over the peers in " + std::to_string(by_step.size()) + " of " +
                        std::to_string(steady_steps) +
                        " steady steps only, injected in the same steps (by position)";
+    if (capped > 0) {
+      cause.where_from += "; in " + std::to_string(capped) +
+                          " of them set to the step's own growth over the median step (the "
+                          "peers' work went on meanwhile), simulated so the model's step grows "
+                          "as much";
+    }
   }
   return cause;
 }
@@ -232,6 +254,26 @@ Reduction reduce_runs(const storage::RunData& baseline, const storage::RunData& 
                         "rank count)");
     }
     r.causes.push_back(std::move(cause));
+  }
+
+  // Hiccups: the steps they hit, and how much longer the candidate's step was there.
+  {
+    std::set<int> hit;
+    for (const Cause& cause : r.causes) {
+      for (const auto& d : cause.delays) {
+        for (int p = d.step_first; p >= 0 && p <= d.step_last; ++p) hit.insert(p);
+      }
+    }
+    const double median = median_step_ms(t.steps);
+    double sum = 0;
+    for (int p : hit) {
+      if (p >= static_cast<int>(t.steps.size())) continue;
+      r.excess_steps.push_back(p);
+      sum += t.steps[static_cast<std::size_t>(p)].time_ms - median;
+    }
+    if (!r.excess_steps.empty()) {
+      r.step_excess_ms = round_ms(sum / static_cast<double>(r.excess_steps.size()));
+    }
   }
 
   // Typical shifts: every rank slower in a phase (a slower kernel in the new version).

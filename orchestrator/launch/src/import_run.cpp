@@ -101,7 +101,8 @@ ImportOutcome import_into_store(const std::string& db_path, const std::vector<st
   const std::filesystem::path run_file =
       (store_path.has_parent_path() ? store_path.parent_path() : std::filesystem::path(".")) /
       (store_path.filename().string() + ".import." + std::to_string(::getpid()) + ".run");
-  stepclock::write_run_file(run_file.string(), run.contents);
+  // A scratch file: ingested below and removed; the store's commit is what must be durable.
+  stepclock::write_run_file(run_file.string(), run.contents, stepclock::Durability::kScratch);
   try {
     auto store = storage::open_store(db_path);
     ImportedRunRecord record;

@@ -187,7 +187,7 @@ ReducedFrom parse_reduced_from(TomlReader& reader, const toml::table& table) {
   const std::string p = "reduced_from";
   reader.only_keys(table, p,
                    {"baseline_run", "candidate_run", "baseline_median_ms", "candidate_median_ms",
-                    "delta_ms", "shift_ms", "shift_runs", "db"});
+                    "delta_ms", "shift_ms", "shift_runs", "db", "excess_steps", "step_excess_ms"});
   ReducedFrom from;
   for (auto [key, target] : {std::pair{"baseline_run", &from.baseline_run},
                              std::pair{"candidate_run", &from.candidate_run}}) {
@@ -227,6 +227,24 @@ ReducedFrom parse_reduced_from(TomlReader& reader, const toml::table& table) {
         }
       }
     }
+  }
+  if (const toml::node* steps = table.get("excess_steps")) {
+    const toml::array* list = steps->as_array();
+    if (list == nullptr || list->empty()) {
+      reader.problem(reader.at(*steps), child_path(p, "excess_steps"), "step positions",
+                     describe(*steps), "write excess_steps = [3]");
+    } else {
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        if (auto n = reader.integer(*list->get(i), item_path(child_path(p, "excess_steps"), i), 0,
+                                    1'000'000, "excess_steps = [3]")) {
+          from.excess_steps.push_back(static_cast<int>(*n));
+        }
+      }
+    }
+  }
+  if (const toml::node* excess = table.get("step_excess_ms")) {
+    from.step_excess_ms = reader.number(*excess, child_path(p, "step_excess_ms"), -1e9, false, 1e9,
+                                        false, "step_excess_ms = 29.4");
   }
   reader.read(table, "db", p, from.db, {}, "db = \"results.db\"");
   return from;

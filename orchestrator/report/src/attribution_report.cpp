@@ -66,6 +66,8 @@ void write_summary(JsonWriter& json, const analysis::RunAttribution& a) {
   json.end_array();
   json.field("undecided_steps", a.undecided_steps);
   json.field("partial", a.partial);
+  json.field("incomplete_collectives", a.incomplete_collectives);
+  json.field_or_null("cannot_decide", a.cannot_decide);
   json.key("noise_note");
   if (a.noise_note.empty()) {
     json.null();
@@ -228,6 +230,7 @@ std::string attribution_json(const analysis::RunAttribution& a) {
         .field("whatif_ms", s.whatif_ms);
     json.key("culprit");
     write_culprit(json, d.culprit);
+    json.field_or_null("cannot_decide", s.cannot_decide);
     write_components(json, d);
     json.end_object();
   }
@@ -258,7 +261,8 @@ std::string attribution_text(const analysis::RunAttribution& a) {
         a.symptom.waiting_ranks, a.symptom.median_wait_ms, c.collective, a.symptom.total_wait_ms));
     if (!c.environment.empty()) line("environment: " + c.environment);
   } else {
-    line(a.noise_note.empty()
+    line(!a.cannot_decide.empty() ? "culprit: cannot decide - " + a.cannot_decide
+         : a.noise_note.empty()
              ? "culprit: none - no phase diverges from its peers beyond noise in enough steps"
              : "culprit: cannot decide - " + a.noise_note);
   }
@@ -269,9 +273,9 @@ std::string attribution_text(const analysis::RunAttribution& a) {
                             a.last_arriver_counts[i].second);
     }
     line(fmt::format("last arriver at the costliest collective: {}{}", counts,
-                     a.partial ? fmt::format(" (cannot decide in {} steps: partial run, the "
-                                             "collectives' other members are missing)",
-                                             a.undecided_steps)
+                     a.partial ? fmt::format(" (cannot decide in {} steps: partial run, {} "
+                                             "collective(s) miss members not imported)",
+                                             a.undecided_steps, a.incomplete_collectives)
                      : a.undecided_steps
                          ? fmt::format(" (cannot decide in {} steps: within clock "
                                        "uncertainty {:.3f} ms)",

@@ -132,11 +132,9 @@ std::string explain_equation(const analysis::Explanation& e) {
 }
 
 std::string explain_json(const analysis::StoredExplanations& result) {
+  // One shape whatever the number of candidates: a script reads explanations[0] for one pair
+  // and loops for several, never tests which of two shapes it got.
   JsonWriter json;
-  if (result.explanations.size() == 1 && result.skipped.empty()) {
-    write_explanation(json, result.experiment, result.explanations.front());
-    return json.str();
-  }
   json.begin_object().field("experiment", result.experiment);
   json.key("explanations").begin_array();
   for (const analysis::Explanation& e : result.explanations)

@@ -26,6 +26,7 @@ std::string import_json(const ImportReport& r) {
       .field("median_ms", r.median_ms)
       .field("world_size", s.world_size)
       .field("partial", s.partial)
+      .field("incomplete_collectives", s.incomplete_collectives)
       .field("events_read", s.events_read)
       .field("kernels", s.kernels)
       .field("collectives", s.collectives)

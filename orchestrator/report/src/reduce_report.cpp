@@ -9,6 +9,12 @@
 namespace culprit::report {
 namespace {
 
+// Steps per reduced run when the source had fewer than kFewSteps: a run's median over few
+// steps is noisy (8 steps of a profiler window), and more steps cost the simulator little;
+// hiccups keep their positions.
+constexpr int kFewSteps = 32;
+constexpr int kMinSteps = 64;
+
 // A TOML basic string: imported region names may hold quotes, backslashes, control bytes.
 std::string quoted(const std::string& text) {
   std::string out = "\"";
@@ -112,16 +118,24 @@ std::string reduced_manifest(const analysis::Reduction& r, const ReducedManifest
         o.baseline_config_runs, o.candidate_config_runs, signed_ms(o.configuration_shift_ms));
   }
   out += fmt::format(
-      "# Calibration: run {}, {} ranks x {} steady steps; the step below is rank 0's issue order,\n"
-      "# each phase at the median over every (rank, steady step) instance. The schedule adds up\n"
-      "# to {:.2f} ms on one rank; the measured median step is {:.2f} ms (the rest is waiting for\n"
-      "# the slowest rank at each collective, which the model's noise reproduces).\n",
+      "# Calibration: run {}, {} ranks x {} steady steps; the step below holds the phases present\n"
+      "# in most (rank, steady step) instances, in one instance's issue order, each at the median\n"
+      "# over the instances; time a rank spent waiting for a collective is left to the model's\n"
+      "# own waiting. The schedule adds up to {:.2f} ms on one rank; the measured median step is\n"
+      "# {:.2f} ms (the rest is waiting for the slowest rank at each collective).\n",
       c.run_id, c.ranks, c.steady_steps, c.schedule_ms, c.median_step_ms);
   if (r.level_scale != 1) {
     out += fmt::format(
         "# Run {} is one draw of its configuration's run-to-run drift: every duration below is\n"
         "# scaled by {:.4f} = the median of its configuration's {} run medians / its own median.\n",
         c.run_id, r.level_scale, r.run_cv_runs);
+  }
+  if (r.model_median_ms > 0) {
+    out += fmt::format(
+        "# Level: the model, simulated at {} ranks ({} seeds), has a median step of {:.2f} ms;\n"
+        "# every duration, gap and transfer below is scaled by {:.4f} to put it on the baseline's\n"
+        "# {:.2f} ms (the simulator scales exactly; the injected delays are not scaled).\n",
+        c.ranks, 15, r.model_median_ms, r.model_scale, c.median_step_ms * r.level_scale);
   }
   if (r.ranks != c.ranks) {
     out += fmt::format(
@@ -141,7 +155,8 @@ std::string reduced_manifest(const analysis::Reduction& r, const ReducedManifest
   out += fmt::format(
       "\n[experiment]\nname = {}\nrepetitions = {}\nwarmup_steps = {}\nsteps = {}\nseed = {}\n"
       "order = \"interleaved\"\n",
-      quoted(o.name), o.repetitions, c.warmup_steps, c.steady_steps, o.seed);
+      quoted(o.name), o.repetitions, c.warmup_steps,
+      c.steady_steps < kFewSteps ? kMinSteps : c.steady_steps, o.seed);
   out +=
       fmt::format("\n[stats]\nalpha = 0.05\nmargin = 0.02\nmax_repetitions = {}\n", o.repetitions);
   out += fmt::format(
@@ -150,6 +165,15 @@ std::string reduced_manifest(const analysis::Reduction& r, const ReducedManifest
       e.baseline_runs.empty() ? 0 : e.baseline_runs.front(),
       e.candidate_runs.empty() ? 0 : e.candidate_runs.front(), number(e.baseline_median_ms),
       number(e.candidate_median_ms), number(e.delta_ms), quoted(o.source_db));
+  if (!r.excess_steps.empty()) {
+    std::string steps;
+    for (int s : r.excess_steps) steps += (steps.empty() ? "" : ", ") + std::to_string(s);
+    out += fmt::format(
+        "# The hiccup steps (positions) and the candidate's mean step excess there over its own\n"
+        "# median step: what the causes' runs must reproduce in those steps.\n"
+        "excess_steps = [{}]\nstep_excess_ms = {}\n",
+        steps, number(r.step_excess_ms));
+  }
   if (o.baseline_config_runs >= 2 && o.candidate_config_runs >= 2) {
     out += fmt::format("shift_ms = {}\nshift_runs = [{}, {}]\n",
                        number(std::round(o.configuration_shift_ms * 100) / 100),
@@ -159,9 +183,10 @@ std::string reduced_manifest(const analysis::Reduction& r, const ReducedManifest
   out += fmt::format("\n[baseline]\nversion = \"model\"\nranks = {}\nbackend = {}\n", r.ranks,
                      quoted(o.backend));
   out += "\n[baseline.model]\ncompute = \"sleep\"\n";
-  out +=
-      fmt::format("noise_cv = {}  # median robust CV of the compute phases' durations in run {}\n",
-                  number(c.noise_cv), c.run_id);
+  out += fmt::format(
+      "noise_cv = {}  # robust CV of the compute phases' durations in run {}, their median "
+      "weighted by time\n",
+      number(c.noise_cv), c.run_id);
   if (r.run_cv_runs >= 2) {
     out += fmt::format(
         "run_cv = {}  # robust CV of the run medians of run {}'s configuration ({} runs)\n",
@@ -237,6 +262,12 @@ std::string reduce_summary_json(const analysis::Reduction& r, const std::string&
   w.field("baseline_run", r.original.baseline_runs.front());
   w.field("candidate_run", r.original.candidate_runs.front());
   w.field("delta_ms", round_centi(r.original.delta_ms));
+  w.field("baseline_median_ms", r.baseline.median_step_ms * r.level_scale);
+  w.field("model_scale", r.model_scale);
+  w.key("excess_steps").begin_array();
+  for (int s : r.excess_steps) w.value(s);
+  w.end_array();
+  w.field("step_excess_ms", r.step_excess_ms);
   w.key("causes").begin_array();
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
     const analysis::Cause& c = r.causes[i];
@@ -282,6 +313,29 @@ std::string reproduction_text(const std::vector<analysis::Reproduced>& rows,
     out += fmt::format("  {}: {} reproduces {:.0f} % of the original {} (not reproduced: {})\n",
                        row.label, signed_ms(row.delta_ms), percent == 0 ? 0.0 : percent,
                        signed_ms(original_delta_ms), signed_ms(row.remainder_ms));
+  }
+  return out;
+}
+
+std::string step_excess_text(const std::vector<analysis::StepExcess>& rows,
+                             const std::vector<int>& steps, double original_ms) {
+  std::string list;
+  for (int s : steps) list += (list.empty() ? "" : ", ") + std::to_string(s);
+  std::string out =
+      fmt::format("reproduction of the original hiccup: step(s) {} {} over the median step:\n",
+                  list, signed_ms(original_ms));
+  for (const auto& row : rows) {
+    const bool expected_zero =
+        row.label == "baseline" || row.label.find("control") != std::string::npos;
+    if (expected_zero || std::abs(original_ms) < 0.01) {
+      out += fmt::format("  {}: {} ({} runs{})\n", row.label, signed_ms(row.excess_ms), row.runs,
+                         expected_zero ? ", injects nothing: expected 0 %" : "");
+      continue;
+    }
+    const double percent = std::round(100.0 * row.excess_ms / original_ms);
+    out += fmt::format("  {}: {} reproduces {:.0f} % of the original {} ({} runs)\n", row.label,
+                       signed_ms(row.excess_ms), percent == 0 ? 0.0 : percent,
+                       signed_ms(original_ms), row.runs);
   }
   return out;
 }

@@ -9,6 +9,10 @@ MODE compare: two imported runs labelled baseline/candidate give `compare` and `
 MODE hta:     the HTA files import (--partial) with counts computed here from the JSON.
 MODE nsys:    the nsys exports import with counts computed here with sqlite3; a multi-rank
               case is built from several per-rank copies.
+MODE partial: ranks 0 and 2 of the 4-rank torch-ddp straggler case (the culprit is rank 2),
+              both formats: refused without --partial, flagged partial with it, and attribution
+              says "cannot decide" (no step blames, no run culprit) at collectives whose other
+              members were not imported.
 MODE bad:     truncated, corrupt and mislabelled files exit 2 naming the file, store nothing.
 """
 import gzip
@@ -47,6 +51,16 @@ def load_json(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         return json.load(f)
+
+
+def refused_then_partial(paths, db, needle, what):
+    """Import refused without --partial (stderr holds needle), accepted with it: its --json."""
+    p = run(["import"] + paths + ["--db", db, "--json"], expect=2)
+    check(p.returncode == 2 and needle in p.stderr,
+          f"{what}: without --partial the subset of ranks is refused ({needle})")
+    p = run(["import"] + paths + ["--db", db, "--json", "--partial"])
+    check(p.returncode == 0, f"{what}: imports with --partial")
+    return json.loads(p.stdout) if p.returncode == 0 else None
 
 
 def torch_cases():
@@ -124,6 +138,9 @@ def mode_compare():
     check(e.returncode == 0, "explain works on imported runs")
     if e.returncode == 0:
         doc = json.loads(e.stdout)
+        check(len(doc["explanations"]) == 1 and doc["skipped"] == [],
+              "explain --json: one explanation in the one shape")
+        doc = doc["explanations"][0]
         total = sum(c["ms"] for c in doc["components"]) + doc.get("unclassified_ms", 0)
         check(abs(total - doc["delta_ms"]) <= 0.011,
               f"explain: components + unclassified = delta ({total:.2f} vs {doc['delta_ms']:.2f} ms)")
@@ -154,17 +171,13 @@ def mode_hta():
         db = fresh("hta.db")
         name = files[0].split("/")[0]
         p = run(["import"] + paths + ["--db", db, "--json"], expect=2)
-        check(p.returncode == 2 and "--partial" in p.stderr,
-              f"hta/{name}: without --partial a subset of ranks is refused")
         check(not os.path.exists(db) or sqlite3.connect(db).execute(
             "select count(*) from sqlite_master where name='runs'").fetchone()[0] == 0
               or sqlite3.connect(db).execute("select count(*) from runs").fetchone()[0] == 0,
               f"hta/{name}: refused import stores nothing")
-        p = run(["import"] + paths + ["--db", db, "--json", "--partial"])
-        check(p.returncode == 0, f"hta/{name}: imports with --partial")
-        if p.returncode:
+        info = refused_then_partial(paths, db, "--partial", f"hta/{name}")
+        if not info:
             continue
-        info = json.loads(p.stdout)
         check(info["ranks"] == len(files), f"hta/{name}: {info['ranks']} ranks")
         check(info["partial"] is True and info["world_size"] == counts[0][3],
               f"hta/{name}: flagged partial of {counts[0][3]} ranks")
@@ -174,6 +187,16 @@ def mode_hta():
         check(info["steps"] == expected_steps, f"hta/{name}: {info['steps']} steps == {expected_steps}")
         check(info["kernels"] == sum(c[2] for c in counts),
               f"hta/{name}: {info['kernels']} kernels == {sum(c[2] for c in counts)}")
+        if name == "nccl_parser_config":
+            # DDP's all-reduces are called from the autograd thread, broadcasts from the main
+            # one; every NCCL kernel is paired with its call by correlation id (no order pairing)
+            d = load_json(paths[0])
+            calls = sum(1 for e in d["traceEvents"] if e.get("cat") == "cpu_op"
+                        and str(e.get("name", "")).startswith("c10d::") and "wait" not in e["name"])
+            check(info["collectives"] == calls == 21,
+                  f"hta/{name}: {info['collectives']} collectives == {calls} c10d calls")
+            check(not any("paired in order" in w for w in info["warnings"]),
+                  f"hta/{name}: every NCCL kernel paired with its call by identifiers")
         con = sqlite3.connect(db)
         n = con.execute("select count(*) from runs where status='ok'").fetchone()[0]
         check(n == 1, f"hta/{name}: one ok run stored")
@@ -184,6 +207,43 @@ def mode_hta():
         check(att.get("summary", {}).get("partial") is True and all(
             not s["last_arriver_decided"] for s in att.get("steps", []) if s["last_arriver"] >= 0),
               f"hta/{name}: attribution of a partial run cannot decide last arrivers")
+
+
+def mode_partial():
+    folder = os.path.join(TRACES, "torch-ddp", "ddp4-matmul-layer1")
+    for fmt in ("kineto", "legacy"):
+        paths = [os.path.join(folder, fmt, f"rank{r}.json.gz") for r in (0, 2)]
+        db = fresh(f"partial-{fmt}.db")
+        # the legacy format has no world size: the highest rank tells only that rank 1 is missing
+        missing = "missing rank(s) 1, 3" if fmt == "kineto" else "missing rank(s) 1)"
+        world = 4 if fmt == "kineto" else 3
+        info = refused_then_partial(paths, db, missing, f"partial/{fmt} (ranks 0 and 2 of 4)")
+        if not info:
+            continue
+        check(info["partial"] is True and info["ranks"] == 2 and info["world_size"] == world,
+              f"partial/{fmt}: flagged partial, 2 of {world} ranks")
+        check(info["incomplete_collectives"] == 3 * info["steps"],
+              f"partial/{fmt}: every one of the {3 * info['steps']} collectives misses members "
+              f"({info['incomplete_collectives']})")
+        meta = dict(sqlite3.connect(db).execute("select key, value from run_meta").fetchall())
+        check(meta.get("partial") == "1", f"partial/{fmt}: run_meta.partial = 1")
+        a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
+        check(a.returncode == 0, f"partial/{fmt}: attribute runs")
+        if a.returncode:
+            continue
+        att = json.loads(a.stdout)
+        summary = att["summary"]
+        check(summary["culprit"] is None and "partial run" in (summary["cannot_decide"] or ""),
+              f"partial/{fmt}: the run cannot decide (culprit {summary['culprit']}, "
+              f"{summary['cannot_decide']})")
+        blamed = [s["step"] for s in att["steps"] if s["culprit"]]
+        undecided = [s["step"] for s in att["steps"] if s["cannot_decide"]]
+        check(not blamed and undecided, f"partial/{fmt}: no step blames ({blamed}); "
+                                        f"{len(undecided)} steps say cannot decide")
+        check(all(not s["last_arriver_decided"] for s in att["steps"] if s["last_arriver"] >= 0),
+              f"partial/{fmt}: no last arriver decided")
+        t = run(["attribute", "--db", db, str(info["run_id"])])
+        check("cannot decide" in t.stdout, f"partial/{fmt}: the text says cannot decide")
 
 
 def nsys_counts(path):
@@ -280,7 +340,7 @@ def stored_runs(db):
     if not con.execute("select count(*) from sqlite_master where name='runs'").fetchone()[0]:
         return 0
     return con.execute("select count(*) from runs").fetchone()[0] + \
-        con.execute("select count(*) from event_rows").fetchone()[0]
+        con.execute("select coalesce(sum(events), 0) from run_event_packs").fetchone()[0]
 
 
 def mode_bad():
@@ -370,7 +430,7 @@ def mode_bad():
 
 
 {"torch": mode_torch, "compare": mode_compare, "hta": mode_hta, "nsys": mode_nsys,
- "bad": mode_bad}[MODE]()
+ "partial": mode_partial, "bad": mode_bad}[MODE]()
 if FAILURES:
     print(f"{len(FAILURES)} check(s) failed")
     sys.exit(1)

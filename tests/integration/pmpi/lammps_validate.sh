@@ -65,7 +65,20 @@ q v.db "SELECT a.step, (a.end_ns - a.begin_ns - b.end_ns + b.begin_ns) / 1e6 FRO
         AND a.name = 'compute>MPI_Allreduce' AND a.layer = 0 AND a.step BETWEEN 40 AND 99" \
   | tr '|' ' ' >growth.txt
 python3 - <<'PY'
-import json
+import json, sqlite3
+db = sqlite3.connect("v.db")
+
+def measured_cost(run, rank):
+    """What the delay cost by the raw events: the median over the delayed steps of the phase on
+    the injected rank minus the same phase on its peer (not the analysis)."""
+    rows = sorted(d for (d,) in db.execute(
+        "SELECT (a.end_ns - a.begin_ns - b.end_ns + b.begin_ns) / 1e6 FROM run_events a "
+        "JOIN run_events b ON b.run_id = a.run_id AND b.step = a.step AND b.name = a.name "
+        "AND b.layer = a.layer AND b.rank = ? WHERE a.run_id = ? AND a.rank = ? "
+        "AND a.name = 'compute>MPI_Allreduce' AND a.layer = 0 AND a.step BETWEEN 40 AND 99",
+        (1 - rank, run, rank)))
+    return rows[len(rows) // 2]
+
 v = json.load(open("validate.json"))
 print("validate: accuracy", v["accuracy"], "cases", len(v["cases"]), "controls", v["controls"],
       "false positives", v["false_positives"])
@@ -74,9 +87,13 @@ assert v["accuracy"] >= 0.95, v
 assert v["controls"] == 2 and v["false_positives"] == 0, v
 for c in v["cases"]:
     # Never less than 75 % of the delay. On a loaded host a sleep can wake up late and a spin be
-    # preempted, so what a delay costs can exceed what was asked (seen: +50 % for 5 ms).
+    # preempted, so what a delay costs can exceed what was asked (seen: +50 % for 5 ms, and
+    # 5 -> 15.9 ms on a rank sharing its core with a CPU hog): above 1.6 x the delay, the blame
+    # must match what the delay cost by the raw events.
     if c["hit"]:
-        assert 0.75 * c["injected"]["ms"] <= c["blamed"]["ms"] <= 1.6 * c["injected"]["ms"], c
+        ms, asked = c["blamed"]["ms"], c["injected"]["ms"]
+        cost = measured_cost(c["run"], c["injected"]["rank"])
+        assert 0.75 * asked <= ms <= max(1.6 * asked, 1.25 * cost), (c, cost)
 
 growth = sorted(float(l.split()[1]) for l in open("growth.txt"))
 assert len(growth) == 60, len(growth)
@@ -87,8 +104,9 @@ print(f"attribute: {culprit}; from the events: delay injected {injected:.2f} ms 
       f"(shortest), median cost {cost:.2f} ms")
 assert culprit["rank"] == 1 and culprit["phase"] == "compute>MPI_Allreduce", culprit
 assert abs(injected - 10) <= 2.5, injected  # the interposer spent the delay asked for
-assert abs(culprit["excess_ms"] - cost) <= 0.25 * cost, (culprit, cost)  # and blame measures it
-assert abs(culprit["excess_ms"] - 10) <= 2.5, culprit  # and that is the delay injected
+# Blame measures what the delay cost (on a quiet host that is the 10 ms asked; where the rank
+# wakes late from its sleep behind another process it costs more, and blame says so).
+assert abs(culprit["excess_ms"] - cost) <= 0.25 * cost, (culprit, cost)
 e = json.load(open("explain.json"))
 assert len(e["explanations"]) == 4, e
 for x in e["explanations"]:

@@ -71,6 +71,12 @@ done
 # Steps: warm-up + steps = 22 kept with a step event; steps 22..25 recorded but unused.
 [[ $(ev "count(DISTINCT step)" "kind='step'") == 22 ]] || fail "step events: $(ev "count(DISTINCT step)" "kind='step'")"
 [[ $(ev "count(*)" "kind='collective' AND step >= 22") -gt 0 ]] || fail "steps past the count not kept"
+# Each rank's CPU wait per kept step (schedstat), for the environment check: steps 0..21.
+for rank in 0 1; do
+  waits=$(q s.db "SELECT value FROM provenance WHERE run_id=$RUN AND rank=$rank AND key='sched.step_wait_ns'")
+  [[ $(tr ',' '\n' <<<"$waits" | cut -d: -f1 | paste -sd' ') == "$(seq -s' ' 0 21)" ]] ||
+    fail "rank $rank: sched.step_wait_ns is not steps 0..21: '$waits'"
+done
 
 # Step times against the program's own timing (rank 0, stdout).
 q s.db "SELECT stdout_tail FROM runs WHERE id=$RUN" | awk '$1 == "step" {print $2, $3}' >own.txt

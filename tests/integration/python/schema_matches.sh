@@ -39,10 +39,10 @@ def schema(path):
 
 step, python = schema("step.db"), schema("python.db")
 assert set(step) == {"meta", "config_echo", "provenance", "clock_models", "event_kinds",
-                     "event_names", "event_rows", "events"}, step.keys()
+                     "event_names", "event_packs", "event_rows", "events"}, step.keys()
 for path in ("step.db", "python.db"):
     db = sqlite3.connect(path)
-    assert db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone() == ("2",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone() == ("3",)
     kinds = {r[0] for r in db.execute("SELECT DISTINCT kind FROM events")}
     assert "step" in kinds and kinds <= {"compute", "collective", "host", "step"}, (path, kinds)
 assert sorted(step) == sorted(python), (sorted(step), sorted(python))

@@ -23,8 +23,8 @@ cmp -s "$work/a.txt" "$work/b.txt" || {
 }
 cmp -s "$work/a/run.db" "$work/b/run.db" || fail "same seed, different run-file bytes"
 
-sqlite3 -batch "$work/a/run.db" "SELECT begin_ns, end_ns FROM event_rows ORDER BY rowid" > "$work/a.times"
-sqlite3 -batch "$work/c/run.db" "SELECT begin_ns, end_ns FROM event_rows ORDER BY rowid" > "$work/c.times"
+sqlite3 -batch "$work/a/run.db" "SELECT begin_ns, end_ns FROM events ORDER BY rank, step, begin_ns, name" > "$work/a.times"
+sqlite3 -batch "$work/c/run.db" "SELECT begin_ns, end_ns FROM events ORDER BY rank, step, begin_ns, name" > "$work/c.times"
 cmp -s "$work/a.times" "$work/c.times" && fail "different seeds gave identical timings"
 [ "$(structure_of "$work/a/run.db")" = "$(structure_of "$work/c/run.db")" ] ||
   fail "different seeds changed the step structure"

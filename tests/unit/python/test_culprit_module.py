@@ -149,7 +149,7 @@ class StepClockTest(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(d)), ["config.json", "run.db"])  # no temp left
             db = sqlite3.connect(out)
             meta = dict(db.execute("SELECT key, value FROM meta"))
-            self.assertEqual(meta["format_version"], "2")
+            self.assertEqual(meta["format_version"], "3")
             self.assertEqual((meta["ranks"], meta["warmup_steps"], meta["steps"]), ("1", "1", "3"))
             self.assertEqual(meta["source"], "unit")
             echo = db.execute("SELECT json FROM config_echo").fetchone()[0]
@@ -172,6 +172,12 @@ class StepClockTest(unittest.TestCase):
             self.assertEqual(clocks_rows, [(0, 0.0, 20)])
             self.assertEqual(db.execute("SELECT value FROM provenance WHERE rank = 0 AND "
                                         "key = 'host'").fetchone()[0], cdist.host_name())
+            waits = db.execute("SELECT value FROM provenance WHERE rank = 0 AND "
+                               "key = 'sched.step_wait_ns'").fetchone()
+            if os.path.exists("/proc/thread-self/schedstat"):  # Linux: every step's CPU wait
+                pairs = [p.split(":") for p in waits[0].split(",")]
+                self.assertEqual([int(s) for s, _ in pairs], [0, 1, 2, 3])
+                self.assertTrue(all(int(ns) >= 0 for _, ns in pairs))
             with self.assertRaisesRegex(RuntimeError, "already called"):
                 clock.finish()
 

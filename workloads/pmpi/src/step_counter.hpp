@@ -10,7 +10,7 @@ namespace culprit::pmpi {
 
 class StepCounter {
  public:
-  StepCounter(int every, int kept) : every_(every < 1 ? 1 : every), kept_(kept) {}
+  StepCounter(int every, int kept_steps) : every_(every < 1 ? 1 : every), kept_(kept_steps) {}
 
   // One call of the rule's call; true when it is a boundary.
   bool count() {
@@ -27,13 +27,14 @@ class StepCounter {
 
   // A boundary at `t_ns`: ends the current step and begins the next.
   Closed boundary(std::int64_t t_ns) {
-    Closed closed{step_ >= 0 && step_ < kept_, step_, begin_ns_};
+    Closed closed{kept(step_), step_, begin_ns_};
     ++step_;
     begin_ns_ = t_ns;
     return closed;
   }
 
   std::int32_t step() const { return step_; }
+  bool kept(std::int32_t step) const { return step >= 0 && step < kept_; }
 
  private:
   int every_;

@@ -259,23 +259,34 @@ void stepclock_end(stepclock_region region) {
   if (s != nullptr) s->buffer->end(region, s->clock.now());
 }
 
+void stepclock_step_wait_begin(int32_t step) {
+  Session* s = g_session;
+  if (s == nullptr) return;
+  s->open_step = step;
+  s->step_wait_start = stepclock::thread_cpu_wait_ns();
+}
+
+void stepclock_step_wait_end(void) {
+  Session* s = g_session;
+  if (s == nullptr) return;
+  if (s->open_step >= 0 && s->step_wait_start >= 0) {
+    const long long now = stepclock::thread_cpu_wait_ns();
+    if (now >= s->step_wait_start)
+      s->step_waits.emplace_back(s->open_step, now - s->step_wait_start);
+  }
+  s->open_step = -1;
+}
+
 stepclock_region stepclock_step_begin(int32_t step) {
   Session* s = g_session;
   if (s == nullptr) return EventBuffer::kDropped;
-  s->open_step = step;
-  s->step_wait_start = stepclock::thread_cpu_wait_ns();
+  stepclock_step_wait_begin(step);
   return stepclock_begin(STEPCLOCK_STEP, s->step_name, stepclock_ids{step, -1, -1, -1, 0});
 }
 
 void stepclock_step_end(stepclock_region region) {
   stepclock_end(region);
-  Session* s = g_session;
-  if (s != nullptr && s->open_step >= 0 && s->step_wait_start >= 0) {
-    const long long now = stepclock::thread_cpu_wait_ns();
-    if (now >= s->step_wait_start)
-      s->step_waits.emplace_back(s->open_step, now - s->step_wait_start);
-  }
-  if (s != nullptr) s->open_step = -1;
+  stepclock_step_wait_end();
 }
 
 int stepclock_record(const stepclock_event* event) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,8 @@ class Statement {
   Statement& bind(int index, std::string_view value);  // copied (SQLITE_TRANSIENT)
   Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
   Statement& bind_null(int index);
+  // A blob, not copied: it must stay alive until the statement is stepped.
+  Statement& bind_blob(int index, std::span<const unsigned char> value);
 
   // Advances; true while a row is available.
   bool step();
@@ -43,6 +46,8 @@ class Statement {
   // The same without a copy: valid until the next step(), reset() or column call on it.
   std::string_view column_view(int index) const;
   bool column_is_null(int index) const;
+  // A blob without a copy (valid as column_view's text).
+  std::span<const unsigned char> column_blob(int index) const;
   sqlite3_stmt* handle() { return stmt_; }
 
  private:

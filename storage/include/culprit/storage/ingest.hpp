@@ -4,13 +4,16 @@
 // SQLite cannot ATTACH inside a transaction, hence the order: attach, begin, copy, commit.
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "culprit/storage/db.hpp"
+#include "runfile/run_file.hpp"
 
 namespace culprit::storage {
+
+// Format 3 run files with packs only (the C++ writer) are a straight copy of their packs; rows
+// (formats 1 and 2, the Python module) are packed here.
 
 // Attaches a run file to `store` as schema `run` for its lifetime, after checking that it is
 // a run file of a format this culprit reads. Throws std::runtime_error ("bad run file ...")
@@ -53,15 +56,13 @@ void replace_steps(Db& store, std::int64_t run_id, const std::vector<StepRow>& s
 // library's runfile::kEventColumns.
 extern const char* const kEventColumns;
 
-// Runs `INSERT INTO event_rows (<columns>) SELECT <columns> <select_tail>` for `run_id` and records
-// the contiguous rowid range the events got in runs.first_event_rowid / last_event_rowid (the
-// only link from events to their run). `bind_source` binds the parameters of `select_tail`.
-// Returns the count.
-std::int64_t append_events(Db& store, std::int64_t run_id, const std::string& select_tail,
-                           const std::function<void(Statement&)>& bind_source);
-// The same with a complete INSERT statement into event_rows.
-std::int64_t append_events_sql(Db& store, std::int64_t run_id, const std::string& insert_sql,
-                               const std::function<void(Statement&)>& bind_source);
+// One event from a statement that selected kEventColumns (in that order) first.
+runfile::EventRecord read_event_record(Statement& stmt);
+
+// Stores `events` as the run's packs (one per rank, runfile::pack_by_rank). Call inside a
+// Transaction, after clear_run_data. Returns the count.
+std::int64_t insert_packs(Db& store, std::int64_t run_id,
+                          const std::vector<runfile::EventRecord>& events);
 
 // Deletes everything a run's earlier attempt ingested (events and their names, steps, meta,
 // provenance, clock models, config echo); the runs row itself stays.

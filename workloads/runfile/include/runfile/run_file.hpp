@@ -13,9 +13,10 @@
 
 namespace runfile {
 
-// Format 2: kinds and names interned (event_rows holds integers; the `events` view shows text).
-// Format 1 (kind and name as text in `events`) is still read by storage.
-inline constexpr int kFormatVersion = 2;
+// Format 3: events packed per rank in event_packs (runfile/packed.hpp) or, as format 2 wrote
+// them (the Python module still does), rows of event_rows; the `events` view shows both as text.
+// Formats 2 (rows only) and 1 (kind and name as text in `events`) are still read by storage.
+inline constexpr int kFormatVersion = 3;
 
 enum class EventKind : std::uint8_t { kCompute = 0, kCollective = 1, kHost = 2, kStep = 3 };
 inline constexpr int kEventKindCount = 4;
@@ -70,10 +71,16 @@ struct RunFileContents {
   std::string config_json;  // the resolved configuration, echoed verbatim (holds injection truth)
 };
 
+// kDurable: the file is synced before the rename (a run file read after a crash). kScratch: no
+// fsync, for a file the same process reads back and removes (culprit import's hand-over to the
+// store, whose own commit is durable); the rename keeps it atomic.
+enum class Durability { kDurable, kScratch };
+
 // Writes `contents` to `path` atomically: a temporary file beside it is written, synced and
 // renamed, so no reader ever sees a half-written run file under the final name.
 // Throws std::runtime_error naming the path and the SQLite error on failure.
-void write_run_file(const std::string& path, const RunFileContents& contents);
+void write_run_file(const std::string& path, const RunFileContents& contents,
+                    Durability durability = Durability::kDurable);
 
 // The whole DDL of a run file (run_file.sql, embedded at build time).
 std::string_view schema_sql();

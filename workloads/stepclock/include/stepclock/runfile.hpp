@@ -9,6 +9,7 @@ namespace stepclock {
 inline constexpr int kRunFileFormatVersion = runfile::kFormatVersion;
 
 using runfile::ClockModel;
+using runfile::Durability;
 using runfile::event_kind_name;
 using runfile::EventKind;
 using runfile::EventRecord;

@@ -71,6 +71,12 @@ void stepclock_end(stepclock_region region);
 stepclock_region stepclock_step_begin(int32_t step);
 void stepclock_step_end(stepclock_region region);
 int stepclock_record(const stepclock_event* event);
+/* For a program whose steps are cut from outside and recorded with stepclock_record (the PMPI
+ * interposer): the start and the end of a step on the thread that runs it. Between the two the
+ * thread's wait for a CPU is kept as the rank's sched.step_wait_ns, as stepclock_step_begin and
+ * stepclock_step_end do, so that a step slowed by a busy core is labelled the environment. */
+void stepclock_step_wait_begin(int32_t step);
+void stepclock_step_wait_end(void);
 int64_t stepclock_dropped(void); /* events lost to a full buffer on this rank */
 
 /* Run facts written to the run file. meta: rank 0's values are written (docs/schema.md keys:

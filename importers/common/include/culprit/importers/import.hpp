@@ -38,6 +38,8 @@ struct ImportSummary {
   std::int64_t events_read = 0;  // trace events read from the files
   std::int64_t kernels = 0;
   std::int64_t collectives = 0;  // per-rank collective instances stored
+  // Partial import: collectives (per step) whose process group has ranks not imported.
+  std::int64_t incomplete_collectives = 0;
   bool partial = false;
   std::vector<std::string> files;  // by run rank
   std::vector<std::string> warnings;

@@ -86,6 +86,12 @@ CollectiveCheck check_collectives(const std::vector<RankTrace>& traces,
                                   const std::vector<std::vector<RankCollective>>& colls,
                                   bool partial);
 
+// A partial import's collectives whose process group has members that were not imported, as
+// (step, ordinal): the group's ranks from the trace (Kineto's pg_config), else the whole job.
+// Attribution cannot decide who arrived last at those.
+std::set<std::pair<int, int>> collectives_missing_members(
+    const std::vector<RankTrace>& traces, const std::vector<std::vector<RankCollective>>& colls);
+
 // ---- phases -------------------------------------------------------------------------------
 struct Phase {
   std::int64_t begin_ns = 0;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,13 +56,16 @@ class NameTable {
 
 // One file's worth of one rank.
 struct RankTrace {
-  std::string file;              // the path as given
-  std::string format;            // "kineto", "legacy", "nsys"
-  int rank = -1;                 // the job's rank of this file
-  std::string rank_source;       // "distributedInfo", "file name", "--rank order"
-  int world_size = -1;           // -1 when the file does not say
-  std::string backend;           // "gloo", "nccl", "" when unknown
-  std::string host;              // "" when unknown
+  std::string file;         // the path as given
+  std::string format;       // "kineto", "legacy", "nsys"
+  int rank = -1;            // the job's rank of this file
+  std::string rank_source;  // "distributedInfo", "file name", "--rank order"
+  int world_size = -1;      // -1 when the file does not say
+  std::string backend;      // "gloo", "nccl", "" when unknown
+  std::string host;         // "" when unknown
+  // Process group name -> its global ranks (Kineto's distributedInfo.pg_config); a group not
+  // listed (or a trace without it) is taken as the whole job.
+  std::map<std::string, std::vector<int>> group_ranks;
   std::int64_t events_read = 0;  // trace events seen in the file (all phases)
   NameTable names;
   std::vector<TraceRecord> records;

@@ -38,6 +38,10 @@ struct StepAttribution {
   int waiting_ranks = 0;  // ranks that waited beyond noise there
   double median_wait_ns = 0;
   double whatif_ms = 0;  // this step replayed with the culprit rank at the peers' median; NaN: none
+  // Non-empty in a partial import when the step's culprit (decomposition.culprit, then cleared)
+  // was reached through a collective whose members were not all imported: a missing rank may
+  // have arrived later. Says which collective; the step blames nobody.
+  std::string cannot_decide;
 };
 
 struct RunCulprit {
@@ -81,9 +85,13 @@ struct RunAttribution {
   Symptom symptom;
   std::vector<std::pair<int, int>> last_arriver_counts;  // (rank, steady steps), most first
   int undecided_steps = 0;
-  // A partial import (meta.partial = 1: some of the job's ranks only): every collective misses
-  // members that may have arrived last, so no last arriver is decided.
+  // A partial import (meta.partial = 1: some of the job's ranks only). Collectives whose process
+  // group has ranks that were not imported (meta.incomplete_collectives) have no decided last
+  // arriver, and a step whose culprit was reached through one blames nobody (cannot_decide).
   bool partial = false;
+  int incomplete_collectives = 0;  // of the run's matched collectives
+  // Non-empty when no culprit was found because steps could not be decided (partial run).
+  std::string cannot_decide;
   // Non-empty when noise could not be estimated without the straggler (PhaseStats::noise_note):
   // "culprit: none" then means "cannot decide", not "nobody".
   std::string noise_note;

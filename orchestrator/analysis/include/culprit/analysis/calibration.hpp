@@ -1,8 +1,9 @@
 #pragma once
-// The shape of one run's step, measured (docs/methodology.md, "Reduction"): the phases one rank
-// issues in a steady step, in order, each with the peers' typical duration, the host gap before
-// it, and for collectives the payload, the transfer time after the last arrival and whether it
-// overlaps later compute. `culprit reduce` writes this as a model.schedule, so a simulated or
+// The shape of one run's step, measured (docs/methodology.md, "Reduction"): the phases present in
+// most (rank, steady step) instances, in issue order, each with the typical duration, the host
+// gap before it (time spent waiting for an outstanding collective excluded: the model waits
+// itself), and for collectives the payload, the transfer time after the last arrival and whether
+// it overlaps later compute. `culprit reduce` writes this as a model.schedule, so a simulated or
 // sleeping model of the job follows the real job's own region names and collectives.
 
 #include <cstdint>
@@ -37,7 +38,7 @@ struct Calibration {
 };
 
 // Throws culprit::UsageError when the run cannot be calibrated (fewer than `min_steady_steps`
-// steady steps, no phase on rank 0, phases that differ between steps beyond recognition).
+// steady steps, no phase present in most steady steps).
 Calibration calibrate(const storage::RunData& run, int min_steady_steps = 5);
 
 }  // namespace culprit::analysis

@@ -6,6 +6,7 @@
 // reproduces; what it does not reproduce stays labelled, never assigned.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct Cause {
   double component_ms = 0;                        // explain's component for it in the original pair
   std::vector<stepmodel::DelayInjection> delays;  // what reproduces it
   std::string where_from;  // how the delays were measured, for the manifest's comment
+  // Hiccup steps (positions) where the phase's excess exceeded the step's own growth over the
+  // median step, and that growth: the delays there are set to reproduce the growth
+  // (model_level.hpp, fit_capped_hiccups).
+  std::map<int, double> capped_growth_ms;
 };
 
 struct ReductionOptions {
@@ -45,6 +50,15 @@ struct Reduction {
   // scaled by (median of the configuration's run medians) / (this run's median), 1 when the
   // configuration has fewer than 3 runs.
   double level_scale = 1;
+  // The simulated model's own median step before set_model_level (0: not simulated), and the
+  // factor that put it on the baseline's level (model_level.hpp).
+  double model_median_ms = 0;
+  // Causes injected in a few steps only (hiccups): those steps (positions) and the candidate's
+  // mean step excess there over its median step, the figure the reduced runs must reproduce
+  // (a hiccup moves no median). Empty / 0 when every cause is in most steps.
+  std::vector<int> excess_steps;
+  double step_excess_ms = 0;
+  double model_scale = 1;
   std::vector<std::string> notes;
 };
 

@@ -125,6 +125,10 @@ struct ReducedFrom {
   std::optional<double> shift_ms;
   std::vector<int> shift_runs;  // the two configurations' ok run counts behind shift_ms
   std::string db;               // the store the runs came from, as given to reduce
+  // Causes that hit a few steps only (a hiccup moves no median): those steps (positions, from
+  // 0) and the candidate's mean step excess there over its own median step.
+  std::vector<int> excess_steps;
+  std::optional<double> step_excess_ms;
   // What the reduced experiment must reproduce: shift_ms when known, else delta_ms.
   double target_ms() const { return shift_ms.value_or(delta_ms); }
 };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "culprit/analysis/reduction.hpp"
+#include "culprit/analysis/step_excess.hpp"
 
 namespace culprit::report {
 
@@ -33,5 +34,10 @@ std::string reduce_summary_json(const analysis::Reduction& reduction, const std:
 // "cause-1: +71.90 ms reproduces 99 % of the original +72.46 ms (not reproduced: +0.56 ms)"
 std::string reproduction_text(const std::vector<analysis::Reproduced>& rows,
                               double original_delta_ms);
+
+// The hiccup figure of a reduced experiment: each configuration's step excess in the hit steps
+// against the original's (`original_ms`, [reduced_from].step_excess_ms).
+std::string step_excess_text(const std::vector<analysis::StepExcess>& rows,
+                             const std::vector<int>& steps, double original_ms);
 
 }  // namespace culprit::report

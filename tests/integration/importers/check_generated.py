@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""culprit import + attribute on trace sets generated now with real torch (integration test).
+
+usage: check_generated.py TORCH_PYTHON CULPRIT WORKDIR [SET_DIR...]
+Without SET_DIRs it generates (make_ddp_traces.py: gloo, CPU, sleep injections) a 2-rank set with
+two stragglers on the two ranks in two regions (Kineto v2 layout, gzip) and a 2-rank control
+(legacy layout), then checks: every injection is blamed on its rank and region at the injected step or
+the next (where the wait lands), and the control blames nobody. With SET_DIRs (folders written
+by make_ddp_traces.py) it checks those instead.
+"""
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAILURES = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        FAILURES.append(what)
+
+
+def verdicts(culprit, folder, db):
+    """Imports folder/traces, returns (import info, attribution) or None."""
+    if os.path.exists(db):
+        os.remove(db)
+    p = subprocess.run([culprit, "import", os.path.join(folder, "traces"), "--db", db, "--json"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"{folder}: imports ({p.stderr.strip()[:300]})")
+    if p.returncode:
+        return None
+    info = json.loads(p.stdout)
+    a = subprocess.run([culprit, "attribute", "--db", db, str(info["run_id"]), "--json"],
+                       capture_output=True, text=True)
+    check(a.returncode == 0, f"{folder}: attribute runs ({a.stderr.strip()[:300]})")
+    return (info, json.loads(a.stdout)) if a.returncode == 0 else None
+
+
+def region_lead_ms(traces, rank, region):
+    """The raw-trace oracle for a control generated on a loaded machine, where another process
+    can really slow one rank: the median over profiler steps of how much longer `region` took
+    on `rank` than the slowest of its peers (ms). Not the analysis: the events as recorded."""
+    per_rank = {}
+    for f in sorted(os.listdir(traces)):
+        m = re.search(r"rank(\d+)", f)
+        if not m:
+            continue
+        opener = gzip.open if f.endswith(".gz") else open
+        with opener(os.path.join(traces, f), "rt") as fh:
+            doc = json.load(fh)
+        events = [e for e in (doc["traceEvents"] if isinstance(doc, dict) else doc)
+                  if e.get("ph") == "X"]
+        steps = [(e["name"], float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in events
+                 if str(e.get("name", "")).startswith("ProfilerStep#")]
+        spans = [(float(e["ts"]), float(e["dur"])) for e in events if e.get("name") == region]
+        per_rank[int(m.group(1))] = {n: sum(d for t, d in spans if b <= t < end) / 1000.0
+                                     for n, b, end in steps}
+    mine = per_rank.get(rank, {})
+    leads = sorted(mine[n] - max(other.get(n, 0.0) for r, other in per_rank.items() if r != rank)
+                   for n in mine if len(per_rank) > 1)
+    return leads[len(leads) // 2] if leads else 0.0
+
+
+def check_set(culprit, folder, work):
+    truth = json.load(open(os.path.join(folder, "truth.json")))
+    name = os.path.basename(folder.rstrip("/"))
+    got = verdicts(culprit, folder, os.path.join(work, name + ".db"))
+    if not got:
+        return
+    info, att = got
+    world = truth["world_size"]
+    check(info["ranks"] == world and info["steps"] == len(truth["profiler_steps"]),
+          f"{name}: {info['ranks']} ranks == {world}, {info['steps']} steps == "
+          f"{len(truth['profiler_steps'])}")
+    per_step = info["collectives"] / max(1, info["steps"] * world)
+    check(per_step >= 1 and per_step == int(per_step),
+          f"{name}: {info['collectives']} collectives: the same number of DDP buckets "
+          f"({per_step:g}) in every step on every rank")
+    by_step = {s["step"]: s for s in att["steps"]}
+    summary = att["summary"]["culprit"]
+    if not truth["injections"]:
+        if summary is not None:  # only what the trace itself shows: a rank really slower there
+            lead = region_lead_ms(os.path.join(folder, "traces"), summary["rank"], summary["phase"])
+            check(lead >= 0.5 * summary["excess_ms"],
+                  f"{name}: the control blames nobody, or a slowdown its trace shows (got "
+                  f"{summary}; rank {summary['rank']} leads its peers there by {lead:.2f} ms)")
+        return
+    for inj in truth["injections"]:
+        for label in inj["profiler_steps"]:
+            n = int(label.split("#")[1])
+            found = [(s, (by_step.get(s, {}).get("culprit") or {}).get("rank"),
+                      (by_step.get(s, {}).get("culprit") or {}).get("phase")) for s in (n, n + 1)]
+            hit = any(r == inj["rank"] and ph == inj["where"] for _, r, ph in found)
+            check(hit, f"{name}: {label} ({inj['ms']:.0f} ms) blamed on rank {inj['rank']} "
+                       f"{inj['where']} (got {found})")
+
+
+def main():
+    python, culprit, work = sys.argv[1:4]
+    sets = sys.argv[4:]
+    os.makedirs(work, exist_ok=True)
+    if not sets:
+        gen = os.path.join(HERE, "make_ddp_traces.py")
+        # torch-ddp's model, 2 ranks, 250 ms stragglers: on a loaded 2-core machine 3-4 ranks of
+        # CPU compute are oversubscribed, and a rank starved of CPU shows 25-170 ms hiccups that
+        # the first-divergence rule prefers to a smaller, later injection; a much smaller model
+        # lets a rank's steady 0.4 ms lead in one region look like a culprit in the control
+        # (docs/importers.md). The reviewers' magnitudes are checked by hand (SET_DIRs).
+        plans = [("two-stragglers", ["--world", "2", "--layout", "kineto-v2", "--gzip",
+                                     "--inject", "1:layer3:250:2", "--inject", "0:optimizer:250:5"]),
+                 ("control", ["--world", "2", "--layout", "legacy"])]
+        for name, extra in plans:
+            out = os.path.join(work, name)
+            shutil.rmtree(out, ignore_errors=True)
+            p = subprocess.run([python, gen, "--out", out, "--active", "7"] + extra, capture_output=True, text=True, timeout=300)
+            check(p.returncode == 0, f"{name}: generated with real torch ({p.stderr[-500:]})")
+            if p.returncode == 0:
+                sets.append(out)
+    for folder in sets:
+        check_set(culprit, folder, work)
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed")
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,352 @@
+// Packed events (runfile/packed.hpp; docs/schema.md, "Packed events"): the blob layout round
+// trips, the sqlite3 views decode the same values as C++, loading orders events as the row
+// layout's sort did, and a schema-3 store written by main's culprit migrates with its events.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "culprit/storage/db.hpp"
+#include "culprit/storage/ingest.hpp"
+#include "culprit/storage/run_data.hpp"
+#include "culprit/storage/store.hpp"
+#include "runfile/packed.hpp"
+#include "stepclock/runfile.hpp"
+
+namespace fs = std::filesystem;
+using namespace culprit::storage;
+
+namespace {
+
+std::string temp(const std::string& name) {
+  const std::string path = (fs::temp_directory_path() / ("culprit_unit_packed_" + name)).string();
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
+  return path;
+}
+
+auto key(const runfile::EventRecord& e) {
+  return std::make_tuple(e.rank, e.step, e.microbatch, e.layer, e.seq, static_cast<int>(e.kind),
+                         e.name, e.begin_ns, e.end_ns, e.bytes, e.device, e.stream);
+}
+
+// Events of `ranks` ranks with values that need every width, written rank-interleaved and
+// out of time order (as a merge of per-rank buffers may be).
+// With `extreme`, one more event spans the whole int64 range: its end - begin overflows, which
+// only C++ decodes (SQL's sum turns into a float there).
+std::vector<runfile::EventRecord> awkward_events(int ranks, bool extreme = true) {
+  std::mt19937_64 rng(17);
+  std::vector<runfile::EventRecord> events;
+  for (int step = 3; step >= -1; --step) {
+    for (int rank = ranks - 1; rank >= 0; --rank) {
+      for (int i = 0; i < 5; ++i) {
+        runfile::EventRecord e;
+        e.rank = rank;
+        e.step = step;
+        e.microbatch = i == 0 ? -1 : 70000;
+        e.layer = i;
+        e.seq = i == 3 ? 1 << 30 : -1;
+        e.kind = static_cast<runfile::EventKind>(i % 4);
+        e.name = static_cast<std::uint16_t>(i % 3);
+        e.begin_ns = 1'700'000'000'000'000'000LL + static_cast<std::int64_t>(rng() % 1000000) +
+                     step * 1'000'000'000LL;
+        e.end_ns = e.begin_ns + (i == 2 ? -5 : static_cast<std::int64_t>(rng() % 100000));
+        e.bytes = i == 4 ? std::numeric_limits<std::int64_t>::max() : 0;
+        e.device = rank == 0 ? std::int16_t{-1} : std::int16_t{7};
+        e.stream = static_cast<std::int16_t>(-i);
+        events.push_back(e);
+      }
+    }
+  }
+  if (extreme) {
+    runfile::EventRecord e;
+    e.rank = 0;
+    e.begin_ns = std::numeric_limits<std::int64_t>::min();
+    e.end_ns = std::numeric_limits<std::int64_t>::max();
+    e.bytes = std::numeric_limits<std::int64_t>::min();
+    events.push_back(e);
+  }
+  return events;
+}
+
+// A store holding one run (id 1) of one configuration, for copy_run_file.
+std::unique_ptr<Db> store_with_run(const std::string& path) {
+  auto store = open_store(path);
+  store->exec(
+      "INSERT INTO experiments (id, name, manifest_path, manifest_text, manifest_hash, "
+      "created_at) VALUES (1, 'e', 'm', '', 'h', 'now');"
+      "INSERT INTO configurations (id, experiment_id, label, factor, level_json, backend, "
+      "ranks, resolved_json, config_hash) VALUES (1, 1, 'b', 'f', '0', 'sim', 2, '{}', 'c');"
+      "INSERT INTO runs (id, experiment_id, config_id, repetition, position, seed, status) "
+      "VALUES (1, 1, 1, 0, 0, 1, 'ok');");
+  return store;
+}
+
+}  // namespace
+
+TEST_CASE("a pack round-trips every value, widths 0 to 8") {
+  std::vector<runfile::EventRecord> events = awkward_events(1);
+  const auto data = runfile::pack_events(events);
+  const runfile::PackReader pack(data.data(), data.size(),
+                                 static_cast<std::int64_t>(events.size()));
+  CHECK(pack.width(runfile::kPackDevice) == 0);  // one rank: constant
+  CHECK(pack.width(runfile::kPackKind) == 1);
+  CHECK(pack.width(runfile::kPackBytes) == 8);
+  std::vector<runfile::EventRecord> back;
+  runfile::unpack_events(pack, 0, back);
+  REQUIRE(back.size() == events.size());
+  for (std::size_t i = 0; i < events.size(); ++i) CHECK(key(back[i]) == key(events[i]));
+
+  SUBCASE("a damaged pack is refused, saying why") {
+    auto shorter = data;
+    shorter.pop_back();
+    CHECK_THROWS_WITH_AS(runfile::PackReader(shorter.data(), shorter.size(),
+                                             static_cast<std::int64_t>(events.size())),
+                         doctest::Contains("bytes, not"), std::invalid_argument);
+    auto other = data;
+    other[0] = 9;
+    CHECK_THROWS_WITH_AS(runfile::PackReader(other.data(), other.size(), 1),
+                         doctest::Contains("layout 1"), std::invalid_argument);
+  }
+}
+
+TEST_CASE("pack_by_rank keeps each rank's events in (step, begin_ns) order") {
+  const auto events = awkward_events(3);
+  const auto packs = runfile::pack_by_rank(events);
+  REQUIRE(packs.size() == 3);
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < packs.size(); ++r) {
+    CHECK(packs[r].rank == static_cast<int>(r));
+    const runfile::PackReader pack(packs[r].data.data(), packs[r].data.size(), packs[r].count);
+    std::vector<runfile::EventRecord> back;
+    runfile::unpack_events(pack, packs[r].rank, back);
+    CHECK(std::is_sorted(back.begin(), back.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.step, a.begin_ns) < std::tie(b.step, b.begin_ns);
+    }));
+    total += back.size();
+  }
+  CHECK(total == events.size());
+}
+
+TEST_CASE("run files: the events view decodes the packs as C++ does; loading sorts as before") {
+  const std::string path = temp("view.run.db");
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "allreduce"};
+  c.events = awkward_events(3, false);
+  c.meta = {{"ranks", "3"}};
+  stepclock::write_run_file(path, c);
+  {
+    Db file(path, Db::Mode::kReadOnly);
+    CHECK(file.query_text("SELECT value FROM meta WHERE key = 'format_version'").value() == "3");
+    CHECK(file.query_int("SELECT count(*) FROM event_rows").value() == 0);
+    CHECK(file.query_int("SELECT count(*) FROM event_packs").value() == 3);
+    Statement view(file, std::string("SELECT ") + runfile::kEventColumns +
+                             " FROM (SELECT e.rank, e.step, e.microbatch, e.layer, e.seq, k.id "
+                             "AS kind, n.id AS name, e.begin_ns, e.end_ns, e.bytes, e.device, "
+                             "e.stream FROM events e JOIN event_kinds k ON k.name = e.kind JOIN "
+                             "event_names n ON n.name = e.name)");
+    std::vector<decltype(key(c.events[0]))> from_sql;
+    while (view.step()) {
+      const runfile::EventRecord e = read_event_record(view);
+      from_sql.push_back(key(e));
+    }
+    std::vector<decltype(key(c.events[0]))> expected;
+    for (const auto& e : c.events) expected.push_back(key(e));
+    std::sort(from_sql.begin(), from_sql.end());
+    std::sort(expected.begin(), expected.end());
+    CHECK(from_sql == expected);
+  }
+  // What loading did with rows: a stable sort by (step, rank, begin_ns) of the written order.
+  auto written = c.events;
+  std::stable_sort(written.begin(), written.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
+  });
+  const RunData run = load_run_file(path);
+  REQUIRE(run.events.size() == written.size());
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    const Event& e = run.events[i];
+    const auto& w = written[i];
+    CHECK(std::make_tuple(e.rank, e.step, e.layer, e.begin_ns, e.end_ns, e.bytes, e.name) ==
+          std::make_tuple(w.rank, w.step, w.layer, w.begin_ns, w.end_ns, w.bytes, w.name));
+  }
+  CHECK(load_run_file(path, EventSelection::kStepsOnly).events.size() ==
+        static_cast<std::size_t>(std::count_if(c.events.begin(), c.events.end(), [](auto& e) {
+          return e.kind == runfile::EventKind::kStep;
+        })));
+  fs::remove(path);
+}
+
+TEST_CASE("the run file's events view holds packed_events_select verbatim") {
+  const std::string view = runfile::schema_statements("events");
+  CHECK(view.find(runfile::packed_events_select("event_packs", "")) != std::string::npos);
+}
+
+TEST_CASE("a schema-3 store written by main's culprit migrates to packs, events unchanged") {
+  const std::string path = temp("schema3.db");
+  std::ifstream in(CULPRIT_TEST_DATA "/storage/schema3-store.sql");
+  REQUIRE(in);
+  std::stringstream sql;
+  sql << in.rdbuf();
+  auto text_rows = [](Db& db) {
+    // The text view of both schemas: run_id, the integer columns, kind and name as text.
+    std::vector<std::string> rows;
+    Statement s(db,
+                "SELECT run_id, rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, "
+                "bytes, device, stream FROM run_events ORDER BY run_id, rank, step, begin_ns, "
+                "name");
+    while (s.step()) {
+      std::string row;
+      for (int c = 0; c < 13; ++c) row += s.column_text(c) + "|";
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  std::vector<std::string> before;
+  {
+    Db old(path);
+    old.exec(sql.str());
+    CHECK(schema_version(old) == 3);
+    before = text_rows(old);
+  }
+  REQUIRE(before.size() == 512);
+  {
+    auto db = open_store(path);
+    CHECK(schema_version(*db) == kStoreSchemaVersion);
+    CHECK_FALSE(db->query_int("SELECT 1 FROM sqlite_master WHERE name = 'event_rows'"));
+    CHECK(db->query_int("SELECT count(*) FROM run_event_packs").value() == 8);  // 2 runs x 4
+    CHECK(text_rows(*db) == before);
+    const RunData run = load_run(*db, 2);
+    CHECK(run.events.size() == 256);
+    CHECK(run.ranks == 4);
+    CHECK(std::is_sorted(run.events.begin(), run.events.end(), [](auto& a, auto& b) {
+      return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
+    }));
+    CHECK(db->query_text("PRAGMA integrity_check").value() == "ok");
+    CHECK_FALSE(db->query_int("SELECT 1 FROM pragma_foreign_key_check LIMIT 1"));
+  }
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
+}
+
+TEST_CASE("a format-2 run file (rows, no packs) is still loaded and ingested into packs") {
+  const std::string path = temp("format2.run.db");
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "allreduce"};
+  c.events = awkward_events(2);
+  c.meta = {{"ranks", "2"}};
+  stepclock::write_run_file(path, c);
+  {
+    Db file(path);
+    file.exec(
+        "INSERT INTO event_rows SELECT e.rank, e.step, e.microbatch, e.layer, e.seq, k.id, n.id, "
+        "e.begin_ns, e.end_ns, e.bytes, e.device, e.stream FROM events e JOIN event_kinds k ON "
+        "k.name = e.kind JOIN event_names n ON n.name = e.name;"
+        "DROP VIEW events; DROP TABLE event_packs;"
+        "UPDATE meta SET value = '2' WHERE key = 'format_version';");
+  }
+  const RunData rows = load_run_file(path);
+  REQUIRE(rows.events.size() == c.events.size());
+  const std::string store_path = temp("format2.db");
+  {
+    auto store = store_with_run(store_path);
+    {
+      AttachedRunFile attached(*store, path);
+      Transaction tx(*store);
+      CHECK(copy_run_file(*store, attached, 1) == static_cast<std::int64_t>(c.events.size()));
+      tx.commit();
+    }
+    CHECK(store->query_int("SELECT count(*) FROM run_event_packs").value() == 2);
+    const RunData packed = load_run(*store, 1);
+    REQUIRE(packed.events.size() == rows.events.size());
+    for (std::size_t i = 0; i < rows.events.size(); ++i) {
+      const Event& a = rows.events[i];
+      const Event& b = packed.events[i];
+      CHECK(std::make_tuple(a.rank, a.step, a.seq, a.begin_ns, a.end_ns, a.bytes, a.name) ==
+            std::make_tuple(b.rank, b.step, b.seq, b.begin_ns, b.end_ns, b.bytes, b.name));
+    }
+  }
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
+  fs::remove(path);
+}
+
+TEST_CASE("a run file with a damaged pack is refused at ingest, the store unchanged") {
+  const std::string path = temp("damaged.run.db");
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "allreduce"};
+  c.events = awkward_events(2);
+  stepclock::write_run_file(path, c);
+  {
+    Db file(path);
+    file.exec("UPDATE event_packs SET data = substr(data, 1, length(data) - 1) WHERE rank = 1");
+  }
+  const std::string store_path = temp("damaged.db");
+  {
+    auto store = store_with_run(store_path);
+    AttachedRunFile attached(*store, path);
+    Transaction tx(*store);
+    CHECK_THROWS_WITH(copy_run_file(*store, attached, 1),
+                      doctest::Contains("event pack of rank 1"));
+  }
+  CHECK_THROWS_WITH(load_run_file(path), doctest::Contains("event pack of rank 1"));
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
+  fs::remove(path);
+}
+
+TEST_CASE("a rank with more than kPackMaxEvents events takes several packs, read in order") {
+  const std::string path = temp("long.run.db");
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd"};
+  const std::size_t n = 2 * runfile::kPackMaxEvents + 5;
+  for (int rank = 0; rank < 2; ++rank) {
+    for (std::size_t i = 0; i < n; ++i) {
+      runfile::EventRecord e;
+      e.rank = rank;
+      e.step = static_cast<std::int32_t>(i / 100);
+      e.name = i % 100 == 0 ? 0 : 1;
+      e.kind = i % 100 == 0 ? runfile::EventKind::kStep : runfile::EventKind::kCompute;
+      e.begin_ns = static_cast<std::int64_t>(i) * 1000 + rank;
+      e.end_ns = e.begin_ns + 500;
+      c.events.push_back(e);
+    }
+  }
+  stepclock::write_run_file(path, c);
+  {
+    Db file(path, Db::Mode::kReadOnly);
+    CHECK(file.query_int("SELECT count(*) FROM event_packs").value() == 6);
+    CHECK(file.query_int("SELECT max(events) FROM event_packs").value() ==
+          static_cast<std::int64_t>(runfile::kPackMaxEvents));
+    CHECK(file.query_int("SELECT count(*) FROM events").value() ==
+          static_cast<std::int64_t>(2 * n));
+    CHECK(file.query_int("SELECT max(end_ns) FROM events WHERE rank = 1").value() ==
+          static_cast<std::int64_t>(n - 1) * 1000 + 1 + 500);
+  }
+  const RunData run = load_run_file(path);
+  REQUIRE(run.events.size() == 2 * n);
+  CHECK(std::is_sorted(run.events.begin(), run.events.end(), [](auto& a, auto& b) {
+    return std::tie(a.step, a.rank, a.begin_ns) < std::tie(b.step, b.rank, b.begin_ns);
+  }));
+  const std::string store_path = temp("long.db");
+  {
+    auto store = store_with_run(store_path);
+    {
+      AttachedRunFile attached(*store, path);
+      Transaction tx(*store);
+      CHECK(copy_run_file(*store, attached, 1) == static_cast<std::int64_t>(2 * n));
+      tx.commit();
+    }
+    const RunData stored = load_run(*store, 1);
+    REQUIRE(stored.events.size() == run.events.size());
+    for (std::size_t i = 0; i < run.events.size(); ++i) {
+      CHECK(std::tie(stored.events[i].rank, stored.events[i].begin_ns) ==
+            std::tie(run.events[i].rank, run.events[i].begin_ns));
+    }
+  }
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
+  fs::remove(path);
+}
