@@ -147,6 +147,10 @@ Figures simulate(const Scenario& s) {
       std::fprintf(stderr, "seed %d, culprit %d: %s: %s\n", b, culprit,
                    std::string(culprit::bisect::to_string(result.status)).c_str(),
                    result.message.c_str());
+      std::fprintf(stderr, "  no step: %.4f\n", result.no_step_probability);
+      for (const auto& c : result.candidates) {
+        std::fprintf(stderr, "  candidate %d: %.4f\n", c.index, c.probability);
+      }
       for (const auto& step : result.steps) {
         std::fprintf(stderr, "  %s %d: %s, %s at n=%d, p=%.3f\n",
                      std::string(culprit::bisect::to_string(step.kind)).c_str(), step.index,

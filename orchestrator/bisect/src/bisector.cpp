@@ -69,13 +69,15 @@ namespace {
 
 constexpr int kTopCandidates = 5;
 constexpr int kConfirmations = 2;  // confirmations of one pair before ending inconclusive
-constexpr int kDriftWindow = 3;
+constexpr int kDriftWindow = 3;  // runs either side in time that estimate a run's drift
 constexpr int kFirstPosteriorLook = 5;  // endpoint runs each before the posterior may decide
 // Posterior mass of an adjacent pair at which its confirmation starts: the pair's runs made
 // from then on are fresh for it (they did not choose it) and serve the posterior too.
 constexpr double kLockMass = 0.8;
-constexpr int kFreshRuns = 3;  // fresh runs of each version of a pair its confirmation needs    //
-                               // runs either side in time that estimate a run's drift
+// The posterior a locked pair must hold for its looks and to be found: 1 - alpha / this.
+constexpr double kHoldDivisor = 10;
+// The confirmation's error level over its planned looks: alpha / this.
+constexpr double kConfirmDivisor = 2;
 
 void check_options(const Options& options) {
   if (options.repetitions < 1 || options.max_repetitions < options.repetitions) {
@@ -310,9 +312,11 @@ class Bisection {
       return PairSamples{std::move(lo), std::move(hi)};
     };
     const stats::Comparison again = stats::sample_adaptively(at, plan).comparison;
-    // Regressed, or still leaning to a step of practical size: the step is not ruled out.
+    // Regressed, or still leaning to a step of practical size that the posterior over every
+    // run holds with 1 - alpha (the endpoints' go rule): the step is not ruled out.
     if (again.verdict == Verdict::kRegressed ||
-        (again.verdict == Verdict::kInconclusive && again.relative >= options_.margin)) {
+        (again.verdict == Verdict::kInconclusive && again.relative >= options_.margin &&
+         posterior().no_step <= options_.alpha)) {
       return false;
     }
     set_range(0, last);
@@ -596,7 +600,7 @@ class Bisection {
   // one-sided level), then blocks of `repetitions` up to max_repetitions.
   stats::SamplingPlan confirmation_plan() const {
     stats::SamplingPlan plan = sampling_plan(options_);
-    plan.alpha = options_.alpha / 4;
+    plan.alpha = options_.alpha / kConfirmDivisor;
     plan.block = options_.block > 0 ? options_.block : options_.repetitions;
     plan.max_repetitions = options_.max_repetitions;
     for (int n = 2; n < options_.max_repetitions; ++n) {
@@ -669,7 +673,7 @@ class Bisection {
     // statistic never depends on when the posterior happened to favour the pair.
     // Looks are taken only while the posterior holds the pair with 1 - alpha, so that only such
     // pairs risk a false confirmation; a look not taken then is taken later on the same runs.
-    const bool held = mass >= 1 - options_.alpha;
+    const bool held = mass >= 1 - hold_error();
     while (held && !lock.passed && !exhausted && n >= lock.next_look) {
       const auto first = [&](const std::vector<double>& v) {
         return std::vector<double>(v.begin(), v.begin() + lock.next_look);
@@ -685,7 +689,7 @@ class Bisection {
       lock.next_look = std::min(lock.next_look + stats::block_size(plan), plan.max_repetitions);
       if (lock.judged_n == lock.next_look) break;
     }
-    if (lock.passed && mass >= 1 - options_.alpha) {
+    if (lock.passed && mass >= 1 - hold_error()) {
       record_verify(lock, lock.judged_n, mass, true);
       return LockState::kFound;
     }
@@ -704,6 +708,9 @@ class Bisection {
     }
     return LockState::kRunning;
   }
+
+  // 1 - the posterior mass a locked pair must hold for a look and for "found".
+  double hold_error() const { return options_.alpha / kHoldDivisor; }
 
   void record_verify(const Lock& lock, int n, double mass, bool confirmed) {
     set_range(lock.lo, lock.hi);
@@ -776,9 +783,8 @@ class Bisection {
   long clock_ = 0;
   long block_clock_ = 0;
   std::map<std::pair<int, int>, Lock> locks_;  // per pair: its confirmation so far
-  bool stepped_ = false;
-  long search_began_ = 0;  // the block after which the search's runs were made  // the endpoints'
-                           // posterior saw a step before their verdict did
+  bool stepped_ = false;    // the endpoints' posterior saw a step before their verdict did
+  long search_began_ = 0;  // the block after which the search's runs were made
   int round_ = 0;
   Result result_;
 };
