@@ -68,8 +68,8 @@ stats::SamplingPlan sampling_plan(const Options& options) {
 namespace {
 
 constexpr int kTopCandidates = 5;
-constexpr int kConfirmations = 2;  // confirmations of one pair before ending inconclusive
-constexpr int kDriftWindow = 3;  // runs either side in time that estimate a run's drift
+constexpr int kConfirmations = 2;       // confirmations of one pair before ending inconclusive
+constexpr int kDriftWindow = 3;         // runs either side in time that estimate a run's drift
 constexpr int kFirstPosteriorLook = 5;  // endpoint runs each before the posterior may decide
 // Posterior mass of an adjacent pair at which its confirmation starts: the pair's runs made
 // from then on are fresh for it (they did not choose it) and serve the posterior too.
@@ -659,7 +659,7 @@ class Bisection {
   }
 
   // Judges the locked pair at a planned look when its fresh runs reach it; found when a look
-  // said regressed and the posterior holds the pair with 1 - alpha; refuted when the looks are
+  // said regressed and the posterior holds the pair with 1 - alpha / 10; refuted when the looks are
   // spent (the cap) without a regressed one.
   LockState look_at_lock(Lock& lock, double mass) {
     const stats::SamplingPlan plan = confirmation_plan();
@@ -671,8 +671,8 @@ class Bisection {
     // Each planned look judges exactly the first `next_look` fresh runs of each side, however
     // late it is taken (the pair may not be locked when its runs reach the look): a look's
     // statistic never depends on when the posterior happened to favour the pair.
-    // Looks are taken only while the posterior holds the pair with 1 - alpha, so that only such
-    // pairs risk a false confirmation; a look not taken then is taken later on the same runs.
+    // Looks are taken only while the posterior holds the pair with 1 - alpha / 10, so that only
+    // such pairs risk a false confirmation; a look not taken then is taken later on the same runs.
     const bool held = mass >= 1 - hold_error();
     while (held && !lock.passed && !exhausted && n >= lock.next_look) {
       const auto first = [&](const std::vector<double>& v) {
@@ -783,7 +783,7 @@ class Bisection {
   long clock_ = 0;
   long block_clock_ = 0;
   std::map<std::pair<int, int>, Lock> locks_;  // per pair: its confirmation so far
-  bool stepped_ = false;    // the endpoints' posterior saw a step before their verdict did
+  bool stepped_ = false;   // the endpoints' posterior saw a step before their verdict did
   long search_began_ = 0;  // the block after which the search's runs were made
   int round_ = 0;
   Result result_;

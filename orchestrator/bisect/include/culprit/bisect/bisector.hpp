@@ -5,8 +5,8 @@
 // splits the posterior mass best, interleaved with fresh runs of the current bracket's ends;
 // once an adjacent pair holds 0.8 its blocks are runs of both, fresh for it, and it is found
 // when a planned look of the Hodges–Lehmann / Mann–Whitney verdict on its first n fresh runs is
-// regressed while the posterior holds it with >= 1 - alpha. Untestable versions are skipped; a
-// second step is reported.
+// regressed (at alpha / 2 over its looks) while the posterior holds it with >= 1 - alpha / 10.
+// Untestable versions are skipped; a second step is reported.
 
 #include <cstdint>
 #include <optional>
