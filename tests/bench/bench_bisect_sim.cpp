@@ -97,13 +97,25 @@ struct Figures {
   int median_runs = 0;
   int p90_runs = 0;
   int max_runs = 0;
+  // Medians of the runs each phase spent: the endpoints' look(s), the search, the confirmation.
+  int median_endpoint_runs = 0;
+  int median_search_runs = 0;
+  int median_confirm_runs = 0;
 };
+
+int median_of(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
 
 Figures simulate(const Scenario& s) {
   std::vector<std::string> names;
   for (int i = 0; i < s.versions; ++i) names.push_back(std::to_string(i));
   Figures f;
   std::vector<int> runs;
+  std::vector<int> endpoint_runs;
+  std::vector<int> search_runs;
+  std::vector<int> confirm_runs;
   std::mt19937_64 pick(20260);
   const bool verbose = std::getenv("BENCH_VERBOSE") != nullptr;
   for (int b = 0; b < s.bisections; ++b) {
@@ -115,6 +127,15 @@ Figures simulate(const Scenario& s) {
     options.seed = 77 + static_cast<std::uint64_t>(b);
     const auto result = culprit::bisect::run_bisection(names, measurer, options);
     runs.push_back(result.runs);
+    int ends = 0;
+    int confirm = 0;
+    for (const auto& step : result.steps) {
+      if (step.kind == culprit::bisect::Step::Kind::kEndpoints) ends += 2 * step.n;
+      if (step.kind == culprit::bisect::Step::Kind::kVerify) confirm += 2 * step.n;
+    }
+    endpoint_runs.push_back(ends);
+    confirm_runs.push_back(confirm);
+    search_runs.push_back(std::max(result.runs - ends - confirm, 0));
     const bool found = result.status == culprit::bisect::Status::kFound;
     f.found += found ? 1 : 0;
     f.inconclusive += result.status == culprit::bisect::Status::kInconclusive ? 1 : 0;
@@ -126,6 +147,10 @@ Figures simulate(const Scenario& s) {
       std::fprintf(stderr, "seed %d, culprit %d: %s: %s\n", b, culprit,
                    std::string(culprit::bisect::to_string(result.status)).c_str(),
                    result.message.c_str());
+      std::fprintf(stderr, "  no step: %.4f\n", result.no_step_probability);
+      for (const auto& c : result.candidates) {
+        std::fprintf(stderr, "  candidate %d: %.4f\n", c.index, c.probability);
+      }
       for (const auto& step : result.steps) {
         std::fprintf(stderr, "  %s %d: %s, %s at n=%d, p=%.3f\n",
                      std::string(culprit::bisect::to_string(step.kind)).c_str(), step.index,
@@ -139,13 +164,19 @@ Figures simulate(const Scenario& s) {
   f.median_runs = runs[runs.size() / 2];
   f.p90_runs = runs[runs.size() * 9 / 10];
   f.max_runs = runs.back();
+  f.median_endpoint_runs = median_of(endpoint_runs);
+  f.median_search_runs = median_of(search_runs);
+  f.median_confirm_runs = median_of(confirm_runs);
   return f;
 }
 
 void print_row(const char* label, const Scenario& s, const Figures& f) {
-  std::printf("| %-34s | %5d | %7.1f %% | %5d | %5d | %5d | %5d | %6d | %4d | %5d |\n", label,
-              s.bisections, 100.0 * f.right / s.bisections, f.wrong_found, f.found, f.inconclusive,
-              f.not_reproduced, f.median_runs, f.p90_runs, f.max_runs);
+  std::printf(
+      "| %-34s | %5d | %7.1f %% | %5d | %5d | %5d | %5d | %6d | %4d | %5d | %3d / %3d / %3d |\n",
+      label, s.bisections, 100.0 * f.right / s.bisections, f.wrong_found, f.found, f.inconclusive,
+      f.not_reproduced, f.median_runs, f.p90_runs, f.max_runs, f.median_endpoint_runs,
+      f.median_search_runs, f.median_confirm_runs);
+  std::fflush(stdout);
 }
 
 double arg(int argc, char** argv, int i, double fallback) {
@@ -162,7 +193,8 @@ int main(int argc, char** argv) {
   defaults.max_repetitions = 30;
   std::printf(
       "| scenario (64 versions unless said)  | seeds | right     | wrong | found | incon | "
-      "notre | median | p90  | max   |\n|---|---|---|---|---|---|---|---|---|---|\n");
+      "notre | median | p90  | max   | ends / search / confirm |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n");
   if (argc > 1 && std::strcmp(argv[1], "table") == 0) {
     const int seeds = static_cast<int>(arg(argc, argv, 2, 200));
     Scenario s;

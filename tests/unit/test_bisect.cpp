@@ -189,11 +189,13 @@ TEST_CASE("the confirmation judges fresh unpaired runs, at least where its exact
   REQUIRE(r.status == Status::kFound);
   const auto& verify = r.steps.back();
   REQUIRE(verify.kind == culprit::bisect::Step::Kind::kVerify);
-  // alpha / 4 over the looks: 2 / C(2n, n) must reach the look's one-sided level; with alpha
-  // 0.05 and blocks of 5 up to 15 runs that is n = 7 (2 / 3432 < 0.05 / 4 / 3 / 2).
-  CHECK(verify.n == 7);
-  CHECK(r.shift.n_baseline == 7);
-  CHECK(r.shift.n_candidate == 7);
+  // alpha / 2 over the looks: 2 / C(2n, n) must reach the look's one-sided level; with alpha
+  // 0.05 and blocks of 5 up to 15 runs that is n = 6 (2 / 924 < 0.05 / 2 / 3 / 2 < 2 / 252).
+  CHECK(verify.n == 6);
+  CHECK(r.shift.n_baseline == 6);
+  CHECK(r.shift.n_candidate == 6);
+  // Found only with the posterior holding the pair with 1 - alpha / 10.
+  CHECK(verify.probability >= 0.995);
 }
 
 TEST_CASE("an improvement is not a regression to bisect") {

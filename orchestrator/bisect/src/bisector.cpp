@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <random>
 #include <string>
@@ -67,10 +68,16 @@ stats::SamplingPlan sampling_plan(const Options& options) {
 namespace {
 
 constexpr int kTopCandidates = 5;
-constexpr int kConfirmations = 2;  // confirmations of one pair before ending inconclusive
-constexpr int kDriftWindow = 3;
-constexpr int kFreshRuns = 3;  // fresh runs of each version of a pair its confirmation needs    //
-                               // runs either side in time that estimate a run's drift
+constexpr int kConfirmations = 2;       // confirmations of one pair before ending inconclusive
+constexpr int kDriftWindow = 3;         // runs either side in time that estimate a run's drift
+constexpr int kFirstPosteriorLook = 5;  // endpoint runs each before the posterior may decide
+// Posterior mass of an adjacent pair at which its confirmation starts: the pair's runs made
+// from then on are fresh for it (they did not choose it) and serve the posterior too.
+constexpr double kLockMass = 0.8;
+// The posterior a locked pair must hold for its looks and to be found: 1 - alpha / this.
+constexpr double kHoldDivisor = 10;
+// The confirmation's error level over its planned looks: alpha / this.
+constexpr double kConfirmDivisor = 2;
 
 void check_options(const Options& options) {
   if (options.repetitions < 1 || options.max_repetitions < options.repetitions) {
@@ -99,6 +106,7 @@ class Bisection {
   Result run() {
     const int last = count() - 1;
     if (!confirm_endpoints(0, last)) return finish();
+    search_began_ = block_clock_;
     std::vector<std::pair<int, int>> refuted;  // pairs whose confirmation failed
     int previous = -1;
     while (true) {
@@ -110,54 +118,53 @@ class Bisection {
         return no_step_found(post);
       }
       const auto [a, b, mass] = best_pair(post);
-      if (mass >= 1 - options_.alpha) {
+      const bool spent =
+          std::count(refuted.begin(), refuted.end(), std::pair{a, b}) >= kConfirmations;
+      if (spent && mass >= 1 - options_.alpha) {
+        if (previous >= 0) record_midpoint(previous, post);
+        if (endpoints_not_regressed()) return finish();
+        result_.status = Status::kInconclusive;
+        set_range(a, b);
+        result_.message = fmt::format(
+            "the posterior holds {} .. {} with probability {:.3f}, but its confirmation on "
+            "fresh runs was not regressed",
+            name(a), name(b), mass);
+        return finish();
+      }
+      if (!spent && mass >= kLockMass) {
         if (previous >= 0) record_midpoint(previous, post);
         previous = -1;
-        const bool again =
-            std::count(refuted.begin(), refuted.end(), std::pair{a, b}) >= kConfirmations;
-        if (!again && confirm(a, b, mass)) {
+        auto [it, first] = locks_.try_emplace(std::pair{a, b});
+        if (first) {
+          it->second = Lock{a, b, block_clock_, 0, 0, false, 0, {}};
+          spdlog::info(
+              "bisect: {} .. {} holds {:.3f} of the posterior: confirming it on fresh runs",
+              name(a), name(b), mass);
+        }
+        const LockState state = look_at_lock(it->second, mass);
+        if (state == LockState::kFound) {
           find_other_steps(a, b);
           return finish();
         }
-        if (again) {
-          if (endpoints_not_regressed()) return finish();
-          result_.status = Status::kInconclusive;
-          set_range(a, b);
-          result_.message = fmt::format(
-              "the posterior holds {} .. {} with probability {:.3f}, but its confirmation on "
-              "fresh runs was not regressed",
-              name(a), name(b), mass);
-          return finish();
+        if (state == LockState::kRefuted) {
+          refuted.emplace_back(a, b);
+          locks_.erase(std::pair{a, b});  // a second confirmation starts on new fresh runs
+          continue;
         }
-        refuted.emplace_back(a, b);
+        if (total_runs() >= budget()) return out_of_budget(post);
+        block_of({a, b});
         continue;
       }
       const std::optional<int> next = pick_version(post);
       if (next && total_runs() >= budget()) {
         if (previous >= 0) record_midpoint(previous, post);
-        if (endpoints_not_regressed()) return finish();
-        result_.status = Status::kInconclusive;
-        const auto [lo, hi] = credible_range(post);
-        set_range(lo, hi);
-        result_.message = fmt::format(
-            "spent {} runs (max_repetitions x (log2(versions) + 3)) without one pair holding "
-            "the step with probability {:.2f}; the first bad version lies in {} .. {} with "
-            "probability {:.2f} (run-to-run CV {:.1f} %)",
-            total_runs(), 1 - options_.alpha, name(lo), name(hi), 1 - options_.alpha,
-            100 * post.sigma);
-        return finish();
+        return out_of_budget(post);
       }
       if (!next) {
         if (previous >= 0) record_midpoint(previous, post);
-        if (endpoints_not_regressed()) return finish();
-        result_.status = Status::kInconclusive;
-        const auto [lo, hi] = credible_range(post);
-        set_range(lo, hi);
-        result_.message = fmt::format(
-            "every version that could still split the range has {} runs (max_repetitions); the "
-            "first bad version lies in {} .. {} with probability {:.3f}",
-            options_.max_repetitions, name(lo), name(hi), 1 - options_.alpha);
-        return finish();
+        return not_located(post, fmt::format("every version that could still split the range has "
+                                             "{} runs (max_repetitions)",
+                                             options_.max_repetitions));
       }
       if (previous >= 0 && previous != *next) record_midpoint(previous, post);
       previous = *next;
@@ -220,13 +227,41 @@ class Bisection {
     for (int x : versions) fetch(x, have(x) + 1, block);
   }
 
-  // The first `n` runs of both versions (the endpoints), made in balanced blocks.
+  // The first `n` runs of both versions (the endpoints), made in balanced blocks of one run
+  // each. After every block from kFirstPosteriorLook runs on, the posterior over both decides
+  // whether the search may start (stepped_): then fewer than `n` runs are returned.
   PairSamples pair_at(int baseline, int candidate, int n) {
-    if (have(baseline) < n && have(candidate) < n) measurer_.prefetch({baseline, candidate}, n);
-    while (have(baseline) < n && have(candidate) < n) block_of({baseline, candidate});
+    while (have(baseline) < n && have(candidate) < n) {
+      block_of({baseline, candidate});
+      if (std::min(have(baseline), have(candidate)) >= kFirstPosteriorLook &&
+          posterior_goes(baseline, candidate)) {
+        stepped_ = true;
+        const int m = std::min(have(baseline), have(candidate));
+        return {values(baseline, 0, m), values(candidate, 0, m)};
+      }
+    }
     fetch(baseline, n, ++block_clock_);
     fetch(candidate, n, block_clock_);
     return {values(baseline, 0, n), values(candidate, 0, n)};
+  }
+
+  // The endpoints' pairs so far, judged paired at `level`: above 0 and reaching the margin.
+  bool paired_step(int baseline, int candidate, double level) const {
+    const int n = std::min(have(baseline), have(candidate));
+    const stats::Comparison c = stats::compare_paired(
+        values(baseline, 0, n), values(candidate, 0, n), {level, options_.margin});
+    return c.has_ci && c.relative_lo > 0 && c.relative_hi >= options_.margin;
+  }
+
+  // The sequential rule on the endpoints: the no-step model holds at most alpha and the step
+  // it sees is of practical size.
+  bool posterior_goes(int baseline, int candidate) const {
+    const stats::ChangePointPosterior post = posterior();
+    if (post.no_step > options_.alpha) return false;
+    // And the paired CI above 0 and not wholly below the margin: load common to a pair cancels
+    // in its ratio, not in the posterior over two versions, so a load spike alone cannot start
+    // the search.
+    return paired_step(baseline, candidate, options_.alpha);
   }
 
   stats::ChangePointPosterior posterior() const {
@@ -255,20 +290,43 @@ class Bisection {
                           stats::look_alpha(sampling_plan(options_)), options_.margin);
   }
 
-  // A search that could not name a pair: when the endpoints on all their runs are not
-  // regressed, no regression was reproduced (the endpoints' first look only leaned to a step).
-  // Only when the endpoints' verdict never said regressed (the search began on the posterior).
+  // A search that could not name a pair: the endpoints are judged again on runs made since the
+  // search began (the runs that started it are left out: they were chosen for leaning to, or
+  // reaching, a regressed verdict; so is an endpoint false alarm), at least the confirmation's
+  // first look of each, made now when missing. Not regressed there: no regression reproduced.
+  // Regressed: the step is real but not located (inconclusive, said by the caller).
   bool endpoints_not_regressed() {
-    if (!stepped_) return false;
-    const stats::Comparison all = endpoints_on_all_runs();
-    if (all.verdict == Verdict::kRegressed) return false;
-    set_range(0, count() - 1);
-    result_.shift = all;
+    const int last = count() - 1;
+    const stats::SamplingPlan plan = confirmation_plan();
+    const auto fresh = [&](int v) { return fresh_of(v, search_began_); };
+    const auto fewest = [&] {
+      return static_cast<int>(std::min(fresh(0).size(), fresh(last).size()));
+    };
+    // Through the one adaptive loop on the first n fresh runs each, up to the cap.
+    const auto at = [&](int n) {
+      while (fewest() < n) block_of({0, last});
+      auto lo = fresh(0);
+      auto hi = fresh(last);
+      lo.resize(static_cast<std::size_t>(n));
+      hi.resize(static_cast<std::size_t>(n));
+      return PairSamples{std::move(lo), std::move(hi)};
+    };
+    const stats::Comparison again = stats::sample_adaptively(at, plan).comparison;
+    // Regressed, or still leaning to a step of practical size that the posterior over every
+    // run holds with 1 - alpha (the endpoints' go rule): the step is not ruled out.
+    if (again.verdict == Verdict::kRegressed ||
+        (again.verdict == Verdict::kInconclusive && again.relative >= options_.margin &&
+         posterior().no_step <= options_.alpha)) {
+      return false;
+    }
+    set_range(0, last);
+    result_.shift = again;
     result_.status = Status::kNotReproduced;
     result_.message = fmt::format(
-        "the search found no pair holding the step, and the endpoints over all their runs are {} "
-        "({:+.1f} %, {} and {} runs): no regression reproduced",
-        stats::verdict_name(all.verdict), 100 * all.relative, have(0), have(count() - 1));
+        "the search found no pair holding the step, and the endpoints on {} and {} runs made "
+        "since it began are {} ({:+.1f} %): no regression reproduced",
+        again.n_baseline, again.n_candidate, stats::verdict_name(again.verdict),
+        100 * again.relative);
     return true;
   }
 
@@ -288,7 +346,7 @@ class Bisection {
             PairSamples s = pair_at(good, bad, n);
             // Say early when the noise makes the margin unreachable within the cap.
             const int second_look = options_.repetitions + stats::block_size(plan);
-            if (n == second_look && n < options_.max_repetitions) {
+            if (!stepped_ && n == second_look && n < options_.max_repetitions) {
               check_noise(s, stats::compare_paired(s.baseline, s.candidate,
                                                    {stats::look_alpha(plan), options_.margin}));
             }
@@ -296,13 +354,8 @@ class Bisection {
           },
           plan,
           [&](const stats::SamplingDecision& d) {
-            // Inconclusive by the verdict, but the posterior already sees a step: bisect.
-            if (d.comparison.verdict != Verdict::kInconclusive ||
-                d.comparison.relative < options_.margin) {
-              return false;
-            }
-            stepped_ = posterior().no_step <= options_.alpha;
-            return stepped_;
+            // The posterior saw a step before the verdict did: bisect.
+            return stepped_ && d.comparison.verdict != Verdict::kRegressed;
           });
     } catch (const Untestable& e) {
       const int which = have(good) < options_.repetitions ? good : bad;
@@ -323,7 +376,7 @@ class Bisection {
     result_.shift = judgement;
     if (stepped_) {
       result_.steps.push_back({Step::Kind::kEndpoints, bad, judgement.verdict, std::nullopt,
-                               Outcome::kBad, judged.n, "", 1 - posterior().no_step});
+                               Outcome::kBad, have(bad), "", 1 - posterior().no_step});
       return true;
     }
     const Outcome outcome = judgement.verdict == Verdict::kRegressed      ? Outcome::kBad
@@ -332,25 +385,37 @@ class Bisection {
     result_.steps.push_back(
         {Step::Kind::kEndpoints, bad, judgement.verdict, std::nullopt, outcome, judged.n, "", -1});
     if (judgement.verdict == Verdict::kRegressed) return true;
-    // At the cap, an estimate below the margin is no regression of practical size: not
-    // reproduced (which does not claim "the same"; the CI in the report says how sure).
-    if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin &&
+    // At the cap, a step more likely than not goes to the search: its runs inform both levels
+    // (every run of every version does), and the search ends not reproduced when they deny it.
+    if (judgement.verdict == Verdict::kInconclusive && paired_step(good, bad, options_.alpha) &&
         posterior().no_step <= 0.5) {
+      stepped_ = true;
+      result_.steps.back().outcome = Outcome::kBad;
+      return true;
+    }
+    const stats::ChangePointPosterior post = posterior();
+    if (judgement.verdict == Verdict::kInconclusive && judgement.relative >= options_.margin &&
+        post.no_step <= 0.5) {
+      // The endpoints lean to a step of practical size that neither the verdict nor the
+      // posterior establishes at the cap: say so, with what would decide it.
       result_.status = Status::kInconclusive;
-      const double cv = posterior().sigma;
-      result_.noise.cv = cv;
+      result_.noise.cv = post.sigma;
       result_.message = fmt::format(
           "the endpoints {} and {} stayed inconclusive at {} runs each (shift {:+.1f} %, "
-          "run-to-run CV {:.1f} %): raise stats.max_repetitions or use a quieter machine",
-          name(good), name(bad), judged.n, 100 * judgement.relative, 100 * cv);
-    } else {
-      result_.status = Status::kNotReproduced;
-      result_.message = fmt::format(
-          "version {} is {} against {} at {} runs each (shift {:+.1f} %, margin {:.1f} %): no "
-          "regression to bisect",
-          name(bad), stats::verdict_name(judgement.verdict), name(good), judged.n,
-          100 * judgement.relative, 100 * options_.margin);
+          "run-to-run CV {:.1f} %, no-step model {:.3f}): raise stats.max_repetitions or use a "
+          "quieter machine",
+          name(good), name(bad), judged.n, 100 * judgement.relative, 100 * post.sigma,
+          post.no_step);
+      return false;
     }
+    // Otherwise no regression is established: not reproduced (which does not claim "the same";
+    // the CI in the report says how sure).
+    result_.status = Status::kNotReproduced;
+    result_.message = fmt::format(
+        "version {} is {} against {} at {} runs each (shift {:+.1f} %, margin {:.1f} %, no-step "
+        "model {:.3f}): no regression to bisect",
+        name(bad), stats::verdict_name(judgement.verdict), name(good), judged.n,
+        100 * judgement.relative, 100 * options_.margin, post.no_step);
     return false;
   }
 
@@ -535,7 +600,7 @@ class Bisection {
   // one-sided level), then blocks of `repetitions` up to max_repetitions.
   stats::SamplingPlan confirmation_plan() const {
     stats::SamplingPlan plan = sampling_plan(options_);
-    plan.alpha = options_.alpha / 4;
+    plan.alpha = options_.alpha / kConfirmDivisor;
     plan.block = options_.block > 0 ? options_.block : options_.repetitions;
     plan.max_repetitions = options_.max_repetitions;
     for (int n = 2; n < options_.max_repetitions; ++n) {
@@ -548,54 +613,126 @@ class Bisection {
     return plan;
   }
 
-  // `n` runs of each version made after block `after` (so they did not choose the pair), in
-  // balanced blocks of both: a load spike or drift hits both alike.
-  PairSamples fresh_runs(int lo, int hi, int n, long after) {
-    const auto fresh = [&](int v) {
-      std::vector<double> out;
-      const auto& runs = runs_[static_cast<std::size_t>(v)];
-      const auto& blocks = blocks_[static_cast<std::size_t>(v)];
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (blocks[i] > after) out.push_back(runs[i].value);
-      }
-      return out;
-    };
-    const auto missing = [&] {
-      return n - static_cast<int>(std::min(fresh(lo).size(), fresh(hi).size()));
-    };
-    if (missing() > 0) measurer_.prefetch({lo, hi}, std::max(have(lo), have(hi)) + missing());
-    while (missing() > 0) block_of({lo, hi});
-    return {fresh(lo), fresh(hi)};
+  Result out_of_budget(const stats::ChangePointPosterior& post) {
+    return not_located(
+        post, fmt::format("spent {} runs (max_repetitions x (log2(versions) + 3)) without one pair "
+                          "holding the step with probability {:.2f} and confirmed on fresh runs",
+                          total_runs(), 1 - options_.alpha));
   }
 
-  // The confirmation: the pair on fresh runs (made after the posterior chose it, so they did
-  // not choose it), in balanced blocks of both, through the adaptive loop.
-  bool confirm(int lo, int hi, double mass) {
+  // The search ended without a pair: not reproduced when the endpoints' fresh runs say so,
+  // else inconclusive with the credible range.
+  Result not_located(const stats::ChangePointPosterior& post, const std::string& why) {
+    if (endpoints_not_regressed()) return finish();
+    result_.status = Status::kInconclusive;
+    const auto [lo, hi] = credible_range(post);
     set_range(lo, hi);
-    result_.untestable_candidates.clear();
-    for (int i = lo + 1; i < hi; ++i) {
-      if (untestable_[static_cast<std::size_t>(i)]) result_.untestable_candidates.push_back(i);
+    result_.message = fmt::format(
+        "{}; the first bad version lies in {} .. {} with probability {:.2f} (run-to-run CV "
+        "{:.1f} %)",
+        why, name(lo), name(hi), 1 - options_.alpha, 100 * post.sigma);
+    return finish();
+  }
+
+  // The pair under confirmation: chosen by the posterior from the runs made up to block
+  // `after`; its runs made later are fresh (they did not choose it).
+  struct Lock {
+    int lo = 0;
+    int hi = 0;
+    long after = 0;
+    int next_look = 0;  // fresh runs per side at the next planned look (0: the first)
+    int looks = 0;
+    bool passed = false;  // a planned look found the pair regressed
+    int judged_n = 0;     // fresh runs per side at the last look
+    stats::Comparison last;
+  };
+  enum class LockState { kRunning, kFound, kRefuted };
+
+  std::vector<double> fresh_of(int v, long after) const {
+    std::vector<double> out;
+    const auto& runs = runs_[static_cast<std::size_t>(v)];
+    const auto& blocks = blocks_[static_cast<std::size_t>(v)];
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (blocks[i] > after) out.push_back(runs[i].value);
     }
-    const PairJudgement judged = stats::sample_adaptively(
-        [&, after = block_clock_](int n) { return fresh_runs(lo, hi, n, after); },
-        confirmation_plan());
-    result_.shift = judged.comparison;
-    const bool confirmed = judged.comparison.verdict == Verdict::kRegressed;
-    result_.steps.push_back({Step::Kind::kVerify, hi, judged.comparison.verdict, std::nullopt,
-                             confirmed ? Outcome::kBad : Outcome::kUndecided, judged.n, "", mass});
+    return out;
+  }
+
+  // Judges the locked pair at a planned look when its fresh runs reach it; found when a look
+  // said regressed and the posterior holds the pair with 1 - alpha / 10; refuted when the looks are
+  // spent (the cap) without a regressed one.
+  LockState look_at_lock(Lock& lock, double mass) {
+    const stats::SamplingPlan plan = confirmation_plan();
+    if (lock.next_look == 0) lock.next_look = plan.repetitions;
+    std::vector<double> lo = fresh_of(lock.lo, lock.after);
+    std::vector<double> hi = fresh_of(lock.hi, lock.after);
+    const int n = static_cast<int>(std::min(lo.size(), hi.size()));
+    bool exhausted = false;
+    // Each planned look judges exactly the first `next_look` fresh runs of each side, however
+    // late it is taken (the pair may not be locked when its runs reach the look): a look's
+    // statistic never depends on when the posterior happened to favour the pair.
+    // Looks are taken only while the posterior holds the pair with 1 - alpha / 10, so that only
+    // such pairs risk a false confirmation; a look not taken then is taken later on the same runs.
+    const bool held = mass >= 1 - hold_error();
+    while (held && !lock.passed && !exhausted && n >= lock.next_look) {
+      const auto first = [&](const std::vector<double>& v) {
+        return std::vector<double>(v.begin(), v.begin() + lock.next_look);
+      };
+      lock.last = stats::compare(first(lo), first(hi), stats::look_alpha(plan), plan.margin);
+      ++lock.looks;
+      lock.passed = lock.last.verdict == Verdict::kRegressed;
+      exhausted = !lock.passed && lock.next_look >= plan.max_repetitions;
+      spdlog::info("bisect: {} .. {} (posterior {:.3f}) on its first {} fresh runs each: {}",
+                   name(lock.lo), name(lock.hi), mass, lock.next_look,
+                   stats::verdict_name(lock.last.verdict));
+      lock.judged_n = lock.next_look;
+      lock.next_look = std::min(lock.next_look + stats::block_size(plan), plan.max_repetitions);
+      if (lock.judged_n == lock.next_look) break;
+    }
+    if (lock.passed && mass >= 1 - hold_error()) {
+      record_verify(lock, lock.judged_n, mass, true);
+      return LockState::kFound;
+    }
+    if (!lock.passed && n >= plan.max_repetitions && !exhausted) {
+      // The cap reached while the posterior did not hold the pair: refuted, judged for the
+      // report only (a pass here confirms nothing).
+      exhausted = true;
+      lo.resize(static_cast<std::size_t>(plan.max_repetitions));
+      hi.resize(static_cast<std::size_t>(plan.max_repetitions));
+      lock.last = stats::compare(lo, hi, stats::look_alpha(plan), plan.margin);
+      lock.judged_n = plan.max_repetitions;
+    }
+    if (exhausted) {
+      record_verify(lock, lock.judged_n, mass, false);
+      return LockState::kRefuted;
+    }
+    return LockState::kRunning;
+  }
+
+  // 1 - the posterior mass a locked pair must hold for a look and for "found".
+  double hold_error() const { return options_.alpha / kHoldDivisor; }
+
+  void record_verify(const Lock& lock, int n, double mass, bool confirmed) {
+    set_range(lock.lo, lock.hi);
+    result_.shift = lock.last;
+    result_.steps.push_back({Step::Kind::kVerify, lock.hi, lock.last.verdict, std::nullopt,
+                             confirmed ? Outcome::kBad : Outcome::kUndecided, n, "", mass});
     if (!confirmed) {
       spdlog::info("bisect: {} .. {} held {:.3f} of the posterior but was {} on fresh runs",
-                   name(lo), name(hi), mass, stats::verdict_name(judged.comparison.verdict));
-      return false;
+                   name(lock.lo), name(lock.hi), mass, stats::verdict_name(lock.last.verdict));
+      return;
+    }
+    result_.untestable_candidates.clear();
+    for (int i = lock.lo + 1; i < lock.hi; ++i) {
+      if (untestable_[static_cast<std::size_t>(i)]) result_.untestable_candidates.push_back(i);
     }
     result_.status = Status::kFound;
-    result_.message = fmt::format("first bad version {}, last good {} (posterior {:.3f})", name(hi),
-                                  name(lo), mass);
+    result_.message = fmt::format("first bad version {}, last good {} (posterior {:.3f})",
+                                  name(lock.hi), name(lock.lo), mass);
     if (!result_.untestable_candidates.empty()) {
       result_.message += "; untestable versions in between could be the culprit too";
     }
     record_candidates(posterior());
-    return true;
   }
 
   // A second step inside the good side [0, lo] or the bad side [hi, last]: a one-step posterior
@@ -645,7 +782,9 @@ class Bisection {
   std::mt19937_64 rng_;
   long clock_ = 0;
   long block_clock_ = 0;
-  bool stepped_ = false;  // the endpoints' posterior saw a step before their verdict did
+  std::map<std::pair<int, int>, Lock> locks_;  // per pair: its confirmation so far
+  bool stepped_ = false;   // the endpoints' posterior saw a step before their verdict did
+  long search_began_ = 0;  // the block after which the search's runs were made
   int round_ = 0;
   Result result_;
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real 2-rank bisection of the 12 listed versions (v07 and later about 15 % slower) while
+# A real 2-rank bisection of the 12 listed versions (v07 and later about 40 % slower) while
 # another process keeps core 0 busy the whole time. The hog's load hits every version alike
 # because the midpoints' runs are interleaved with fresh runs of the bracket's ends, the
 # posterior removes drift over neighbouring runs, and the confirmation judges fresh runs of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A generated repository of 12 commits: c08 raises compute_scale to 1.25 (the culprit), c05
+# A generated repository of 12 commits: c08 raises compute_scale to 1.6 (the culprit), c05
 # lacks model.toml so its build fails (skipped, reported). Then `culprit verdict` on checkouts:
 # the bad commit is bad (1), the broken one is skipped (125).
 source "$(dirname "$0")/common.sh"
@@ -20,7 +20,7 @@ commit() {  # commit NAME SCALE|none
 }
 for i in 00 01 02 03 04 05 06 07 08 09 10 11; do
   scale=1.0
-  [[ 10#$i -ge 8 ]] && scale=1.25
+  [[ 10#$i -ge 8 ]] && scale=1.6
   [[ $i == 05 ]] && scale=none
   commit "c$i" "$scale"
   [[ $i == 00 ]] && git -C repo tag good

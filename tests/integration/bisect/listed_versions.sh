@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 12 listed versions, v07 and later 15 % slower: bisect finds v07, and a second bisect on the
+# 12 listed versions, v07 and later about 40 % slower: bisect finds v07, and a second bisect on the
 # same database reuses every stored run (no new run).
 source "$(dirname "$0")/common.sh"
 MANIFEST="$DATA/bisect/listed.toml"
@@ -8,7 +8,7 @@ bisect_ok "$MANIFEST" b.db first
 expect_eq "status" "$(json first.json 'd["status"]')" found
 expect_eq "first bad" "$(json first.json 'd["first_bad"]')" v07
 expect_eq "last good" "$(json first.json 'd["last_good"]')" v06
-json first.json '0.05 < d["relative"] < 0.30 or sys.exit("relative shift %s" % d["relative"])'
+json first.json '0.15 < d["relative"] < 0.80 or sys.exit("relative shift %s" % d["relative"])'
 json first.json 'd["shift_ci_ms"][0] > 0 or sys.exit("CI %s" % d["shift_ci_ms"])'
 json first.json 'all(set(s) >= {"version", "verdict", "n"} for s in d["steps"]) or sys.exit(1)'
 RUNS=$(q b.db "SELECT count(*) FROM runs")

@@ -1,10 +1,12 @@
 #pragma once
-// The bisection (docs/methodology.md, "Bisection"): confirm the endpoints, then keep a
-// posterior over where the step lies (stats/change_point.hpp) from every run measured so far,
-// measure next the version that splits the posterior mass best, interleaved with fresh runs of
-// the current bracket's ends, stop when one adjacent pair holds the step with probability
-// >= 1 - alpha, and confirm that pair with the Hodges–Lehmann / Mann–Whitney verdict on fresh
-// interleaved runs. Untestable versions are skipped; a second step is reported.
+// The bisection (docs/methodology.md, "Bisection"): judge the endpoints pair by pair (the
+// posterior or the paired verdict starts the search), then keep a posterior over where the step
+// lies (stats/change_point.hpp) from every run measured so far, measure next the version that
+// splits the posterior mass best, interleaved with fresh runs of the current bracket's ends;
+// once an adjacent pair holds 0.8 its blocks are runs of both, fresh for it, and it is found
+// when a planned look of the Hodges–Lehmann / Mann–Whitney verdict on its first n fresh runs is
+// regressed (at alpha / 2 over its looks) while the posterior holds it with >= 1 - alpha / 10.
+// Untestable versions are skipped; a second step is reported.
 
 #include <cstdint>
 #include <optional>
