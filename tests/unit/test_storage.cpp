@@ -40,6 +40,12 @@ TEST_CASE("open_store creates the schema once and reopens without migrating agai
   fs::remove(path + "-shm");
 }
 
+TEST_CASE("SQLite keeps statement journals in memory: no temporary file per changed page") {
+  // Taken at static initialisation, before the first connection; false would mean a
+  // connection opened earlier and every statement writes a 64 KiB page to /var/tmp again.
+  CHECK(statement_journals_in_memory());
+}
+
 TEST_CASE("open_existing_store never creates a file") {
   auto path = (fs::temp_directory_path() / "culprit_unit_missing.db").string();
   fs::remove(path);

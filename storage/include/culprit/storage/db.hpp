@@ -67,6 +67,10 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// Whether SQLite took culprit's setting that keeps statement journals in memory (up to 16 MiB)
+// instead of a temporary file per statement; false only if SQLite was initialised before it.
+bool statement_journals_in_memory();
+
 class Db {
  public:
   // kImmutable: read-only for a file nobody may write (read-only mount, another user's store
