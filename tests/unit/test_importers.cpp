@@ -274,6 +274,34 @@ TEST_CASE("legacy names are not JSON-escaped; the rank comes from the file name"
                        doctest::Contains("byte offset"), culprit::UsageError);
 }
 
+TEST_CASE("a value nested a million levels deep: legacy refuses it, Kineto skips it, no crash") {
+  // A damaged legacy file of 30,000 '[' overflowed the stack (fuzz_import_legacy); a million
+  // overflows any thread's stack without the bound.
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  const std::string legacy =
+      "[{\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": 1, \"dur\": 2, "
+      "\"tid\": 1, \"pid\": \"CPU functions\", \"args\": " +
+      deep + "}]";
+  CHECK_THROWS_WITH_AS(parse_legacy(legacy, "/x/rank0.json"),
+                       doctest::Contains("nested deeper than 1024 levels"), culprit::UsageError);
+  const std::string where =  // at the 1,025th '[' of args
+      "/x/rank0.json: byte offset " + std::to_string(legacy.find('[', 1) + 1024) + ":";
+  CHECK_THROWS_WITH_AS(parse_legacy(legacy, "/x/rank0.json"), doctest::Contains(where.c_str()),
+                       culprit::UsageError);
+  // 1,000 levels are JSON like any other: skipped.
+  const std::string fine =
+      "[{\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": 1, \"dur\": 2, "
+      "\"tid\": 1, \"pid\": \"CPU functions\", \"args\": " +
+      std::string(1000, '[') + std::string(1000, ']') + "}]";
+  CHECK(parse_legacy(fine, "/x/rank0.json").records.size() == 1);
+  const std::string kineto =
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", "
+      "\"name\": \"aten::mm\", \"ts\": 1, \"dur\": 2, \"args\": " +
+      deep + "}]}";
+  // simdjson's on-demand reader skips args without recursion: the event is read.
+  CHECK(parse_kineto(kineto, "k.json").records.size() == 1);
+}
+
 TEST_CASE("a subset of ranks needs --partial") {
   auto one = [](int r) {
     RankTrace t = kineto_rank(r);
