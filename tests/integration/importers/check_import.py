@@ -394,6 +394,15 @@ def mode_bad():
     expect_refused("legacy as kineto", [os.path.join(src, "legacy", "rank0.json"),
                                         os.path.join(src, "legacy", "rank1.json")], ["--format", "kineto"],
                    needle=os.path.join(src, "legacy", "rank0.json"))
+    # args nested 100,000 deep in a real legacy trace: refused with its offset, not a crash
+    d = os.path.join(bad, "deep")
+    os.makedirs(d)
+    data = open(os.path.join(src, "legacy", "rank0.json"), "rb").read()
+    at = data.index(b'"args": {}') + len(b'"args": ')
+    open(os.path.join(d, "rank0.json"), "wb").write(data[:at] + b"[" * 100000 + b"]" * 100000 + data[at + 2:])
+    p = expect_refused("args nested 100,000 deep", [os.path.join(d, "rank0.json")], ["--partial"])
+    check("nested deeper than 1024 levels" in p.stderr and f"byte offset {at + 1024}:" in p.stderr,
+          f"bad/args nested deep: says so at the 1,025th '[': {p.stderr.strip()[:300]}")
     other = os.path.join(bad, "rank0.json")
     open(other, "w").write('{"hello": [1, 2, 3]}')
     expect_refused("not a trace", [other], ["--partial"])
