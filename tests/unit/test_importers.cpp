@@ -2,7 +2,9 @@
 // rule, collective matching by identifiers, clock models, exact timestamps.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
+#include "culprit/importers/input.hpp"
 #include "culprit/importers/kineto.hpp"
 #include "culprit/importers/mapping.hpp"
 
@@ -300,6 +303,55 @@ TEST_CASE("a value nested a million levels deep: legacy refuses it, Kineto skips
       deep + "}]}";
   // simdjson's on-demand reader skips args without recursion: the event is read.
   CHECK(parse_kineto(kineto, "k.json").records.size() == 1);
+}
+
+namespace {
+
+// `text` as one gzip member (zlib's deflate with the gzip wrapper).
+std::string gzip(const std::string& text) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+long peak_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+}  // namespace
+
+TEST_CASE("a damaged gzip trailer is not trusted for the size: no gigabyte buffer, a clear error") {
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "{\"ph\": \"X\", \"name\": \"aten::mm\", \"ts\": 1},\n";
+  const std::string whole = gzip(text);
+  CHECK(gunzip(whole, "t.json.gz") == text);
+  // The trailer's ISIZE says 1 GiB: deflate cannot reach it from these few KB, so it is ignored
+  // (trusting it allocated and zeroed 1 GiB before the error; 4 GiB took 50 s).
+  std::string lying = whole;
+  lying.replace(lying.size() - 4, 4, std::string("\0\0\0\x40", 4));
+  const long before = peak_rss_kib();
+  CHECK_THROWS_WITH_AS(gunzip(lying, "t.json.gz"),
+                       doctest::Contains("t.json.gz: corrupt gzip stream (zlib: incorrect length "
+                                         "check) at compressed byte offset"),
+                       culprit::UsageError);
+  // A truncated file ends in 4 arbitrary bytes: here they say about 850 MB.
+  std::string truncated = whole.substr(0, whole.size() / 2);
+  truncated.replace(truncated.size() - 4, 4, std::string("\x9b\x2b\x85\x32", 4));
+  CHECK_THROWS_WITH_AS(
+      gunzip(truncated, "t.json.gz"),
+      doctest::Contains("t.json.gz: truncated gzip stream at compressed byte offset"),
+      culprit::UsageError);
+  CHECK(peak_rss_kib() - before < 64 * 1024);  // KiB: far below the 1 GiB the trailer claimed
 }
 
 TEST_CASE("a subset of ranks needs --partial") {
