@@ -354,6 +354,36 @@ TEST_CASE("a damaged gzip trailer is not trusted for the size: no gigabyte buffe
   CHECK(peak_rss_kib() - before < 64 * 1024);  // KiB: far below the 1 GiB the trailer claimed
 }
 
+TEST_CASE("a rank or world size no job can have is refused, naming the file and the field") {
+  auto trace = [](const std::string& info) {
+    return "{\"distributedInfo\": {" + info +
+           "}, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+           "\"aten::mm\", \"ts\": 1, \"dur\": 2}]}";
+  };
+  CHECK(parse_kineto(trace("\"rank\": 3, \"world_size\": 4"), "k.json").rank == 3);
+  // -5 used to read as "no rank" (then the file name's); 2^32 + 1 wrapped to rank 1.
+  CHECK_THROWS_WITH_AS(parse_kineto(trace("\"rank\": -5, \"world_size\": 4"), "k.json"),
+                       doctest::Contains("k.json: distributedInfo.rank is -5: a rank is 0 or more"),
+                       culprit::UsageError);
+  CHECK_THROWS_WITH_AS(parse_kineto(trace("\"rank\": 4294967297"), "k.json"),
+                       doctest::Contains("distributedInfo.rank is 4294967297"),
+                       culprit::UsageError);
+  // A rank past its world size made the job 2 billion ranks wide.
+  CHECK_THROWS_WITH_AS(parse_kineto(trace("\"rank\": 1999999999, \"world_size\": 2"), "k.json"),
+                       doctest::Contains("distributedInfo.rank 1999999999 is not below its "
+                                         "world_size 2"),
+                       culprit::UsageError);
+  CHECK_THROWS_WITH_AS(parse_kineto(trace("\"rank\": 0, \"world_size\": 0"), "k.json"),
+                       doctest::Contains("distributedInfo.world_size is 0: a job has 1 to"),
+                       culprit::UsageError);
+  // The file name's rank: beyond int it was "internal error: stoi", exit 1.
+  CHECK(rank_from_file_name("run/rank2147483646.json") == 2147483646);
+  for (const char* name : {"run/rank2147483647.json", "run/rank99999999999.json"}) {
+    CHECK_THROWS_WITH_AS(rank_from_file_name(name), doctest::Contains("is beyond the largest rank"),
+                         culprit::UsageError);
+  }
+}
+
 TEST_CASE("a subset of ranks needs --partial") {
   auto one = [](int r) {
     RankTrace t = kineto_rank(r);

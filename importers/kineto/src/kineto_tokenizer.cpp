@@ -145,9 +145,9 @@ void read_distributed(od::object info, KinetoHeader& h) {
     od::value v = field.value();
     std::int64_t n = 0;
     if (key == "rank") {
-      if (!v.get_int64().get(n)) h.rank = static_cast<int>(n);
+      if (!v.get_int64().get(n)) h.rank = n;
     } else if (key == "world_size") {
-      if (!v.get_int64().get(n)) h.world_size = static_cast<int>(n);
+      if (!v.get_int64().get(n)) h.world_size = n;
     } else if (key == "backend") {
       std::string_view s;
       if (!v.get_string().get(s)) h.backend = std::string(s);

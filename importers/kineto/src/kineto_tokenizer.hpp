@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,9 @@ struct KinetoHeader {
   bool has_trace_events = false;
   bool has_base_time = false;
   std::int64_t base_time_ns = 0;
-  int rank = -1;
-  int world_size = -1;
+  // distributedInfo's values as written (checked by parse_kineto, which knows the file).
+  std::optional<std::int64_t> rank;
+  std::optional<std::int64_t> world_size;
   std::string backend;
   // distributedInfo.pg_config: process group name -> its global ranks
   std::map<std::string, std::vector<int>> group_ranks;

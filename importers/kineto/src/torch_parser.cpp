@@ -1,5 +1,7 @@
 // Records from PyTorch profiler events (Kineto and legacy): what each event is for the
 // mapping rules (records -> rows happen in importers/common).
+#include <charconv>
+#include <limits>
 #include <regex>
 
 #include "culprit/errors.hpp"
@@ -91,8 +93,44 @@ int rank_from_file_name(const std::string& path) {
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   std::smatch m;
   if (!std::regex_search(base, m, pattern)) return -1;
-  return std::stoi(m[1].str());
+  // Below INT_MAX: the world size (the highest rank + 1) must be an int too.
+  std::int64_t rank = 0;
+  const std::string digits = m[1].str();
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
+  if (error != std::errc() || end != digits.data() + digits.size() ||
+      rank >= std::numeric_limits<int>::max()) {
+    throw UsageError(path + ": the rank in the file name (" + m[0].str() +
+                     ") is beyond the largest rank, " +
+                     std::to_string(std::numeric_limits<int>::max() - 1) +
+                     ": rename the file rank<R>.json with its real rank");
+  }
+  return static_cast<int>(rank);
 }
+
+namespace {
+
+// distributedInfo's rank and world size as a job can have them; a damaged or hand-edited file
+// otherwise became a rank of a 2-billion-rank job, or (a negative rank) was read as saying none.
+void check_distributed_info(const KinetoHeader& h, const std::string& file) {
+  constexpr std::int64_t kMax = std::numeric_limits<int>::max();
+  if (h.rank && (*h.rank < 0 || *h.rank >= kMax)) {
+    throw UsageError(file + ": distributedInfo.rank is " + std::to_string(*h.rank) +
+                     ": a rank is 0 or more and below " + std::to_string(kMax) +
+                     " (the file is damaged or was edited: profile the rank again)");
+  }
+  if (h.world_size && (*h.world_size < 1 || *h.world_size > kMax)) {
+    throw UsageError(file + ": distributedInfo.world_size is " + std::to_string(*h.world_size) +
+                     ": a job has 1 to " + std::to_string(kMax) +
+                     " ranks (the file is damaged or was edited: profile the rank again)");
+  }
+  if (h.rank && h.world_size && *h.rank >= *h.world_size) {
+    throw UsageError(file + ": distributedInfo.rank " + std::to_string(*h.rank) +
+                     " is not below its world_size " + std::to_string(*h.world_size) +
+                     " (the file is damaged or was edited: profile the rank again)");
+  }
+}
+
+}  // namespace
 
 RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
   RankTrace t;
@@ -129,8 +167,9 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
       }
     }
   }
-  t.rank = h.rank;
-  t.world_size = h.world_size;
+  check_distributed_info(h, file);
+  t.rank = h.rank ? static_cast<int>(*h.rank) : -1;
+  t.world_size = h.world_size ? static_cast<int>(*h.world_size) : -1;
   t.backend = h.backend;
   t.group_ranks = h.group_ranks;
   t.rank_source = "distributedInfo";

@@ -428,6 +428,21 @@ def mode_bad():
     path = os.path.join(bad, "rank0.sqlite")
     open(path, "wb").write(sq[: len(sq) // 3])
     expect_refused("truncated nsys export", [path])
+    # ranks no job can have: a real export's MPI Rank mark, a real Kineto trace's distributedInfo
+    path = os.path.join(bad, "bigrank.sqlite")
+    shutil.copy(os.path.join(TRACES, "nsys", "saxpy-mpi-cuda.sqlite"), path)
+    con = sqlite3.connect(path)
+    con.execute("insert into NVTX_EVENTS (start, end, eventType, text) values (1, NULL, 34, ?)",
+                ("MPI Rank 99999999999",))
+    con.commit()
+    con.close()
+    expect_refused("MPI Rank mark beyond int", [path], ["--format", "nsys"], needle="names no rank a job can have")
+    k = load_json(os.path.join(src, "kineto", "rank0.json"))
+    k["distributedInfo"]["rank"] = 7  # of world_size 2
+    path = os.path.join(bad, "rank7of2.json")
+    json.dump(k, open(path, "w"))
+    expect_refused("rank past its world size", [path], ["--partial"],
+                   needle="distributedInfo.rank 7 is not below its world_size 2")
     path = os.path.join(bad, "notsqlite.sqlite")
     open(path, "wb").write(b"SQLite format 3\0" + b"\xff" * 5000)
     expect_refused("corrupt nsys export", [path], ["--format", "nsys"])
