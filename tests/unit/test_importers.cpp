@@ -97,6 +97,8 @@ TEST_CASE("ProfilerStep#N keeps N as the step number") {
   CHECK_FALSE(profiler_step_number("ProfilerStep#").has_value());
   CHECK_FALSE(profiler_step_number("ProfilerStep#2x").has_value());
   CHECK_FALSE(profiler_step_number("layer2").has_value());
+  // A number past int is no step number; find_steps refuses such a label (below).
+  CHECK_FALSE(profiler_step_number("ProfilerStep#1099511627776").has_value());
 
   // PyTorch 1.13 labels loop iteration 3 as #2: the label's number is kept.
   RankTrace t;
@@ -110,6 +112,16 @@ TEST_CASE("ProfilerStep#N keeps N as the step number") {
   CHECK(steps.steps[1].step == 3);
   CHECK(step_at(steps, 150 * us) == 3);
   CHECK(step_at(steps, 105 * us) == -1);
+
+  // Before, that step was read as no step and left out of the run without a word.
+  rec(t, "ProfilerStep#1099511627776", RecordKind::kLabel, 210, 300);
+  CHECK_THROWS_WITH_AS(find_steps(t, StepRule{}),
+                       doctest::Contains("rank0.json: step label 'ProfilerStep#1099511627776': "
+                                         "the step number is beyond 2147483647"),
+                       culprit::UsageError);
+  CHECK_THROWS_WITH_AS(
+      labelled_steps({"iteration 7", "iteration 99999999999"}, R"(^iteration (\d+)$)"),
+      doctest::Contains("the step number is beyond"), culprit::UsageError);
 }
 
 TEST_CASE("a pattern names nsys steps; without a marker the capture is one step") {

@@ -45,14 +45,28 @@ RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
     std::smatch m;
     const std::string& name = trace.names[id];
     int v = -2;
+    // A step number past int is refused: read as no step, its step vanished without a word.
+    auto too_large = [&](std::errc ec) {
+      if (ec == std::errc::result_out_of_range) {
+        throw UsageError(trace.file + ": step label '" + name.substr(0, 80) +
+                         "': the step number is beyond " +
+                         std::to_string(std::numeric_limits<int>::max()) +
+                         " (the file is damaged or was edited)");
+      }
+    };
     if (profiler_steps) {
       v = profiler_step_number(name).value_or(-2);
+      if (v == -2 && name.rfind("ProfilerStep#", 0) == 0) {
+        int n = 0;
+        too_large(std::from_chars(name.data() + 13, name.data() + name.size(), n).ec);
+      }
     } else if (name.size() <= kMaxStepLabelChars && std::regex_search(name, m, pattern)) {
       v = -3;
       if (m.size() > 1 && m[1].matched) {
         int n = 0;
         const std::string digits = m[1].str();
         auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+        too_large(ec);
         if (ec == std::errc() && end == digits.data() + digits.size() && n >= 0) v = n;
       }
     }
