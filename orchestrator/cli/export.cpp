@@ -54,8 +54,15 @@ void parse_ranks(const std::string& text, int ranks, report::TraceFilter& filter
     const std::size_t comma = std::min(text.find(',', at), text.size());
     const std::string item = text.substr(at, comma - at);
     const std::size_t dash = item.find('-');
-    const int lo = parse_int(dash == std::string::npos ? item : item.substr(0, dash), "--ranks");
-    const int hi = dash == std::string::npos ? lo : parse_int(item.substr(dash + 1), "--ranks");
+    const std::string first = dash == std::string::npos ? item : item.substr(0, dash);
+    const std::string last = dash == std::string::npos ? item : item.substr(dash + 1);
+    if (first.empty() || last.empty()) {  // "-1", "3-", "0,,2": no side may be empty
+      throw UsageError(
+          "--ranks '" + text + "': '" + item +
+          "' is not a rank R or a range A-B of ranks (each 0 or more), e.g. 0,5,60-63");
+    }
+    const int lo = parse_int(first, "--ranks");
+    const int hi = parse_int(last, "--ranks");
     if (hi < lo || hi >= ranks) {
       throw UsageError("--ranks '" + text + "': '" + item + "' is not a range of ranks 0.." +
                        std::to_string(ranks - 1) + " of this run");

@@ -22,6 +22,14 @@ set -e
 [[ $rc -eq 2 ]] || { echo "--ranks 0,99 exited $rc, want 2"; exit 1; }
 grep -q "not a range of ranks 0..15" bad.txt
 [[ ! -e bad.json ]]
+# A negative rank read as a range with an empty start ("'' is not a non-negative integer").
+set +e
+"$bin/culprit" export --format perfetto --db ref.db "$run" --ranks -1 -o bad.json 2> bad.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || { echo "--ranks -1 exited $rc, want 2"; exit 1; }
+grep -q "'-1' is not a rank R or a range A-B of ranks" bad.txt
+[[ ! -e bad.json ]]
 "$bin/culprit" export --format perfetto --db ref.db 2> norun.txt && exit 1
 grep -q "give its RUN id" norun.txt
 echo "export_perfetto: ok"
