@@ -144,6 +144,12 @@ StoredExplanations explain_stored(storage::Db& store, const std::string& experim
       if (&c != baseline) candidates.push_back(&c);
     }
   }
+  if (candidates.empty()) {  // it printed nothing and exited 0
+    throw UsageError("explain: experiment '" + stored.name + "' has only one configuration ('" +
+                     baseline->label +
+                     "'); nothing to explain it against: run or import a second one (e.g. "
+                     "`culprit import ... --label candidate`)");
+  }
   StoredExplanations result;
   result.experiment = stored.name;
   const MedianStep base = median_step(store, *baseline, options);

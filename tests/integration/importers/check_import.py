@@ -352,6 +352,10 @@ def mode_bad():
     ok = run(["import", os.path.join(src, "kineto"), "--db", db])  # a store with one run
     check(ok.returncode == 0, "bad: a good import first")
     before = stored_runs(db)
+    # one configuration: explain said nothing and exited 0, as if there were nothing to say
+    p = run(["explain", "--db", db], expect=2)
+    check(p.returncode == 2 and "has only one configuration ('imported'); nothing to explain" in p.stderr,
+          f"bad/explain with one configuration: exit 2 and why ({p.returncode}: {p.stderr.strip()[:200]})")
 
     def expect_refused(what, paths, extra=(), needle=None):
         p = run(["import"] + paths + ["--db", db] + list(extra), expect=2)
@@ -459,13 +463,19 @@ def mode_bad():
         text = open(os.path.join(sleep, f"rank{r}.json")).read()
         open(os.path.join(d, f"rank{r}.json"), "w").write(text.replace('"layer2"', '"layer2\\u001b[2J\\r"'))
     edb = fresh("escapes.db")
-    p = run(["import", d, "--db", edb, "--json"])
+    # explain needs a baseline to explain the escaped trace against (alone, it has nothing to say)
+    p = run(["import", os.path.join(src, "kineto"), "--db", edb, "--label", "baseline"])
+    check(p.returncode == 0, "escapes: the control imports as the baseline")
+    p = run(["import", d, "--db", edb, "--json", "--label", "candidate"])
     check(p.returncode == 0, "escapes: a trace whose label holds an escape sequence imports")
     run_id = str(json.loads(p.stdout)["run_id"]) if p.returncode == 0 else "1"
     for args in (["attribute", run_id], ["explain"], ["runs"]):
         p = run(args + ["--db", edb])
         check(p.returncode == 0 and "\x1b" not in p.stdout + p.stderr,
               f"escapes: {args[0]} prints no raw escape sequence")
+    p = run(["explain", "--db", edb])
+    check("layer2\\x1b[2J\\x0d" in p.stdout,
+          f"escapes: explain names the candidate's phase escaped: {p.stdout.strip()[:300]}")
     p = run(["attribute", run_id, "--db", edb])
     check("layer2\\x1b[2J\\x0d" in p.stdout, "escapes: attribute shows the label escaped (layer2\\x1b[2J\\x0d)")
     p = run(["attribute", run_id, "--db", edb, "--json"])
