@@ -74,10 +74,21 @@ bool should_run(const storage::RunState& state, bool retry_failed) {
   return retry_failed;
 }
 
+// Removes the folder on scope exit when it is empty: `<db>.runs` was left behind, empty,
+// by every sweep whose runs were all ingested. rmdir(2) removes only an empty folder: never a
+// file in its place, nor the folders of failed runs kept for inspection.
+struct RemoveIfEmpty {
+  std::string folder;
+  ~RemoveIfEmpty() {
+    if (!folder.empty()) ::rmdir(folder.c_str());
+  }
+};
+
 // Runs `todo` in order, reporting progress; appends reports to `result`.
 void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<Pending>& todo,
              const ExecuteOptions& options, ProgressSink* progress, ExecuteResult& result) {
   const std::string work_dir = options.work_dir.empty() ? store.path() + ".runs" : options.work_dir;
+  const RemoveIfEmpty tidy{options.work_dir.empty() ? work_dir : std::string()};
   const auto sweep_start = Clock::now();
   double finished_wall = 0;
   int finished = 0;

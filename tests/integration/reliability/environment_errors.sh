@@ -33,6 +33,9 @@ expect_eq "still failed without --retry-failed" "$(q c.db "SELECT count(*) FROM 
 expect_log "the retry hint again" "--retry-failed" out.log
 expect_rc "--retry-failed" 0 "$CULPRIT" run "$MANIFEST" --db c.db --retry-failed
 expect_eq "all ok" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'ok'")" "$PLANNED"
+# Every run ingested: no empty c.db.runs is left beside the store (the file in its way above
+# was kept: rmdir removes only an empty folder).
+expect_eq "no empty run folder left" "$([[ -e c.db.runs ]] && echo left || echo gone)" gone
 # A full disk (a 3 MiB tmpfs holding the store and its run folders): the sweep stops at the
 # first run the full disk breaks instead of failing every remaining run within milliseconds.
 if [[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null; then
