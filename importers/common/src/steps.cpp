@@ -56,9 +56,10 @@ RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
     };
     if (profiler_steps) {
       v = profiler_step_number(name).value_or(-2);
-      if (v == -2 && name.rfind("ProfilerStep#", 0) == 0) {
+      constexpr std::string_view prefix = "ProfilerStep#";
+      if (v == -2 && name.rfind(prefix, 0) == 0) {
         int n = 0;
-        too_large(std::from_chars(name.data() + 13, name.data() + name.size(), n).ec);
+        too_large(std::from_chars(name.data() + prefix.size(), name.data() + name.size(), n).ec);
       }
     } else if (name.size() <= kMaxStepLabelChars && std::regex_search(name, m, pattern)) {
       v = -3;
