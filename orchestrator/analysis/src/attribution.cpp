@@ -54,15 +54,18 @@ bool same_cause(const Culprit& c, const RunCulprit& culprit) {
          (culprit.layer < 0 || c.layer == culprit.layer);
 }
 
-// Pooled over layers, contention that wanders from layer to layer on one busy rank could add
-// up to "every layer": a real cause in every layer stands well clear of the noise threshold in
-// each step (median excess at least 3 thresholds), a hiccup just crosses it.
-bool clearly_beyond_noise(const std::vector<const Culprit*>& list) {
+// A real cause stands clear of the noise threshold in the steps it is blamed; a hiccup, or a
+// rank's small systematic asymmetry, just crosses it. One (rank, phase, layer) needs a median
+// excess of 2 thresholds: a torch DDP control (2 ranks, 2.2 ms steps) blamed rank 0's layer1 in
+// 8 of 12 steps at 1.25 (+0.02 ms), where the 1 ms delays of analysis.small_world_sim stand at
+// 3.0-3.4 and torch's injected ones at 165-179. Pooled over layers it needs 3: contention that
+// wanders from layer to layer on one busy rank could add up to "every layer".
+bool clearly_beyond_noise(const std::vector<const Culprit*>& list, double thresholds) {
   std::vector<double> ratio;
   for (const Culprit* c : list)
     ratio.push_back(c->threshold_ns > 0 ? c->excess_ns / c->threshold_ns : kNaN);
   std::erase_if(ratio, [](double r) { return std::isnan(r); });
-  return !ratio.empty() && median_inplace(ratio) >= 3.0;
+  return !ratio.empty() && median_inplace(ratio) >= thresholds;
 }
 
 RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_share) {
@@ -97,7 +100,7 @@ RunCulprit run_culprit(const std::vector<StepAttribution>& steps, double min_sha
       }
     }
     if (!best || static_cast<double>(best->size()) < needed) continue;
-    if (pool_layers && !clearly_beyond_noise(*best)) continue;
+    if (!clearly_beyond_noise(*best, pool_layers ? 3.0 : 2.0)) continue;
     auto most_common = [&](auto field) {
       std::map<int, int> counts;
       for (const Culprit* c : *best) ++counts[field(*c)];
