@@ -2,8 +2,6 @@
 // the error when the export lacks it.
 #include <sqlite3.h>
 
-#include <charconv>
-#include <limits>
 #include <memory>
 #include <string>
 
@@ -156,15 +154,9 @@ RankTrace parse_nsys(const std::string& path) {
       if (sqlite3_column_type(s.get(), 1) == SQLITE_NULL) {
         // A mark: "MPI Rank N" says the rank (nsys --trace=mpi).
         if (name.rfind("MPI Rank ", 0) == 0) {
-          std::int64_t n = -1;
-          const char* digits = name.c_str() + 9;
-          const char* end = name.c_str() + name.size();
-          const auto parsed = std::from_chars(digits, end, n);
-          if (parsed.ec != std::errc() || parsed.ptr == digits || n < 0 ||
-              n >= std::numeric_limits<int>::max()) {
-            x.fail(table, "the mark '" + name + "' names no rank a job can have");
-          }
-          rank_marker = static_cast<int>(n);
+          const std::optional<int> rank = leading_rank(std::string_view(name).substr(9));
+          if (!rank) x.fail(table, "the mark '" + name + "' names no rank a job can have");
+          rank_marker = *rank;
         }
         continue;
       }
