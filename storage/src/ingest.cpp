@@ -23,10 +23,10 @@ std::runtime_error bad_run_file(const std::string& path, const std::string& why)
   return std::runtime_error("bad run file " + path + ": " + why);
 }
 
-// SQLite's own words, without the "database <store>: ...: " prefix Db adds: the problem is the
+// SQLite's own words, without the "database <path>: ...: " prefix Db adds: the problem is the
 // run file, and naming the results store there misleads.
-std::string sqlite_reason(Db& store, const std::string& what) {
-  const std::string prefix = "database " + store.path() + ": ";
+std::string sqlite_reason(const std::string& db_path, const std::string& what) {
+  const std::string prefix = "database " + db_path + ": ";
   if (what.rfind(prefix, 0) != 0) return what;
   const std::string rest = what.substr(prefix.size());
   const auto last = rest.rfind(": ");
@@ -37,12 +37,21 @@ std::string sqlite_reason(Db& store, const std::string& what) {
 
 AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(store), path_(path) {
   if (!std::filesystem::is_regular_file(path)) throw bad_run_file(path, "missing");
+  // A file SQLite cannot read (not a database, a damaged schema) is refused on a connection of
+  // its own: a failed ATTACH makes SQLite drop every schema of the store's connection, which
+  // then parses the store's schema again (its run_events view, ~1 ms) on the next statement.
+  try {
+    Db probe(path);  // read-write as the ATTACH: a hot journal is rolled back, not refused
+    probe.query_int("SELECT count(*) FROM sqlite_schema");
+  } catch (const std::runtime_error& e) {
+    throw bad_run_file(path, sqlite_reason(path, e.what()));
+  }
   Statement attach(store_, "ATTACH DATABASE ?1 AS run");
   attach.bind(1, path);
   try {
     attach.run();
   } catch (const std::runtime_error& e) {
-    throw bad_run_file(path, sqlite_reason(store_, e.what()));
+    throw bad_run_file(path, sqlite_reason(store_.path(), e.what()));
   }
   try {
     auto version = store_.query_text("SELECT value FROM run.meta WHERE key = 'format_version'");
@@ -60,7 +69,7 @@ AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(st
     store_.exec("DETACH DATABASE run");
     const std::string what = e.what();
     if (what.rfind("bad run file", 0) == 0) throw;
-    throw bad_run_file(path, "not a run file (" + sqlite_reason(store_, what) + ")");
+    throw bad_run_file(path, "not a run file (" + sqlite_reason(store_.path(), what) + ")");
   }
 }
 

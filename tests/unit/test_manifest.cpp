@@ -538,6 +538,19 @@ levels = [{ rank = 1, phase = "layer3", ms = 3 }]
 )");
   CHECK(wrong.find("vary[0].levels[0].phase") != std::string::npos);
   CHECK(wrong.find("did you mean \"layer0\"") != std::string::npos);
+  // Two swapped letters cost one edit; a value far longer than every choice gets no suggestion
+  // (and no comparison with them).
+  const std::string swapped = error_of(base + R"([[vary]]
+factor = "delay"
+levels = [{ rank = 1, phase = "lyaer0", ms = 3 }]
+)");
+  CHECK(swapped.find("did you mean \"layer0\"") != std::string::npos);
+  const std::string long_phase = error_of(base +
+                                          "[[vary]]\nfactor = \"delay\"\nlevels = [{ rank = 1, "
+                                          "phase = \"" +
+                                          std::string(20000, 'l') + "\", ms = 3 }]\n");
+  CHECK(long_phase.find("vary[0].levels[0].phase") != std::string::npos);
+  CHECK(long_phase.find("did you mean") == std::string::npos);
   // A collective without seq, and a schedule on a cpu backend that computes GEMMs.
   CHECK(error_of(R"([baseline]
 backend = "sim"

@@ -208,7 +208,10 @@ TEST_CASE("a missing, foreign or newer run file is refused with its path") {
 
   const auto text = (fs::temp_directory_path() / "culprit_unit_text.run.db").string();
   std::ofstream(text) << "not sqlite at all, just some text that is long enough to matter....";
-  CHECK_THROWS_WITH(AttachedRunFile(*db, text), doctest::Contains("bad run file"));
+  const std::string not_a_database = "bad run file " + text + ": file is not a database";
+  CHECK_THROWS_WITH(AttachedRunFile(*db, text), doctest::Contains(not_a_database.c_str()));
+  // Refused before the ATTACH: the store's connection is not touched and still reads.
+  CHECK(db->query_int("SELECT count(*) FROM runs").value() == 0);
   fs::remove(text);
 
   const std::string newer = write_sample_run_file("newer", 1, 1);

@@ -8,21 +8,24 @@
 namespace culprit::manifest::detail {
 namespace {
 
-// Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps.
+// Optimal string alignment distance (insertions, deletions, substitutions, adjacent swaps) on
+// three rolling rows: the one two before, the one before and the current one.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  std::vector<std::size_t> before2(b.size() + 1), before(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) before[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      row[j] = std::min({before[j] + 1, row[j - 1] + 1, before[j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        row[j] = std::min(row[j], before2[j - 2] + 1);
       }
     }
+    std::swap(before2, before);
+    std::swap(before, row);
   }
-  return d[a.size()][b.size()];
+  return before[b.size()];
 }
 
 }  // namespace
@@ -41,6 +44,10 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   std::string best;
   std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
   for (const auto& candidate : candidates) {
+    // The distance is at least the difference in length: a long word (a whole line pasted as a
+    // value) is compared with no candidate, instead of in time proportional to its length.
+    const std::size_t shorter = std::min(word.size(), candidate.size());
+    if (std::max(word.size(), candidate.size()) - shorter >= best_distance) continue;
     const std::size_t distance = edit_distance(word, candidate);
     if (distance < best_distance) {
       best_distance = distance;

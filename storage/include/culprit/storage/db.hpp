@@ -67,7 +67,7 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-// Whether SQLite took culprit's setting that keeps statement journals in memory (up to 16 MiB)
+// Whether SQLite took culprit's setting that keeps statement journals in memory (up to 1 MiB)
 // instead of a temporary file per statement; false only if SQLite was initialised before it.
 bool statement_journals_in_memory();
 
