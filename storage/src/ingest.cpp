@@ -54,6 +54,11 @@ AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(st
     throw bad_run_file(path, sqlite_reason(store_.path(), e.what()));
   }
   try {
+    // What ingest reads must be tables: a view in a table's place runs whatever query it holds
+    // (a recursive one that never ends, found by fuzz_ingest) where ingest reads the table.
+    require_tables(
+        "'meta', 'config_echo', 'provenance', 'clock_models', 'event_kinds', "
+        "'event_names', 'event_rows', 'event_packs'");
     auto version = store_.query_text("SELECT value FROM run.meta WHERE key = 'format_version'");
     if (!version) throw bad_run_file(path, "meta.format_version is missing");
     format_ = 0;
@@ -65,11 +70,23 @@ AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(st
                                    std::to_string(kOldestRunFileFormat) + " to " +
                                    std::to_string(runfile::kFormatVersion));
     }
+    if (format_ == 1) require_tables("'events'");  // a view of the packs from format 3 on
   } catch (const std::runtime_error& e) {
     store_.exec("DETACH DATABASE run");
     const std::string what = e.what();
     if (what.rfind("bad run file", 0) == 0) throw;
     throw bad_run_file(path, "not a run file (" + sqlite_reason(store_.path(), what) + ")");
+  }
+}
+
+void AttachedRunFile::require_tables(const std::string& quoted_names) {
+  Statement other(store_,
+                  "SELECT name, type FROM run.sqlite_schema WHERE type <> 'table' AND name IN (" +
+                      quoted_names + ") LIMIT 1");
+  if (other.step()) {
+    throw bad_run_file(path_, other.column_text(0) + " is a " + other.column_text(1) +
+                                  ", not a table: write run files with a culprit writer "
+                                  "(docs/schema.md)");
   }
 }
 

@@ -223,6 +223,26 @@ TEST_CASE("a missing, foreign or newer run file is refused with its path") {
   fs::remove(newer);
   // The store is usable afterwards: nothing stayed attached.
   CHECK(db->query_int("SELECT count(*) FROM pragma_database_list WHERE name = 'run'").value() == 0);
+
+  // A view where ingest reads a table: format 1's `events` (a view of the packs from format 3
+  // on, whose recursive decode never ended on a pack claiming 2^40 events), or any table.
+  const std::string viewed = write_sample_run_file("viewed", 1, 1);
+  {
+    Db raw(viewed);
+    raw.exec("UPDATE meta SET value = '1' WHERE key = 'format_version'");
+  }
+  CHECK_THROWS_WITH(AttachedRunFile(*db, viewed),
+                    doctest::Contains("events is a view, not a table"));
+  {
+    Db raw(viewed);
+    raw.exec("UPDATE meta SET value = '3' WHERE key = 'format_version'");
+    raw.exec("ALTER TABLE provenance RENAME TO provenance_rows");
+    raw.exec("CREATE VIEW provenance AS SELECT * FROM provenance_rows");
+  }
+  CHECK_THROWS_WITH(AttachedRunFile(*db, viewed),
+                    doctest::Contains("provenance is a view, not a table"));
+  fs::remove(viewed);
+  CHECK(db->query_int("SELECT count(*) FROM pragma_database_list WHERE name = 'run'").value() == 0);
 }
 
 TEST_CASE("run lifecycle: pending, running, attempts, interrupted") {

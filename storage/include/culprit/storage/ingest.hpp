@@ -30,6 +30,9 @@ class AttachedRunFile {
   std::int64_t event_count();
 
  private:
+  // Throws unless each of the run file's objects named (a quoted SQL list) is a table.
+  void require_tables(const std::string& quoted_names);
+
   Db& store_;
   std::string path_;
   int format_ = 0;
