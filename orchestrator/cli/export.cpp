@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "culprit/analysis/attribution.hpp"
@@ -31,6 +32,10 @@ int parse_int(const std::string& text, const std::string& option) {
   int value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range && ptr == end && text.front() != '-') {
+    throw UsageError(option + ": '" + text + "' is too large (at most " +
+                     std::to_string(std::numeric_limits<int>::max()) + ")");
+  }
   if (ec != std::errc() || ptr != end || value < 0) {
     throw UsageError(option + ": '" + text + "' is not a non-negative integer");
   }

@@ -30,6 +30,14 @@ set -e
 [[ $rc -eq 2 ]] || { echo "--ranks -1 exited $rc, want 2"; exit 1; }
 grep -q "'-1' is not a rank R or a range A-B of ranks" bad.txt
 [[ ! -e bad.json ]]
+# A step past int is too large, not "not a non-negative integer".
+set +e
+"$bin/culprit" export --format perfetto --db ref.db "$run" --steps 0:99999999999999 -o bad.json 2> bad.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || { echo "--steps 0:99999999999999 exited $rc, want 2"; exit 1; }
+grep -q "'99999999999999' is too large (at most 2147483647)" bad.txt
+[[ ! -e bad.json ]]
 "$bin/culprit" export --format perfetto --db ref.db 2> norun.txt && exit 1
 grep -q "give its RUN id" norun.txt
 echo "export_perfetto: ok"
