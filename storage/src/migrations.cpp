@@ -20,19 +20,11 @@ constexpr int kStorePageSize = 65536;
 constexpr int kStoreCacheKiB = 64 * 1024;
 
 // Forward migrations: entry i takes a store from version i to i + 1. Never edit a released
-// entry; append a new one and bump kStoreSchemaVersion.
-constexpr const char* kVersion1 = R"sql(
-CREATE TABLE experiments (
-  id             INTEGER PRIMARY KEY,
-  name           TEXT NOT NULL,
-  manifest_path  TEXT NOT NULL,
-  manifest_text  TEXT NOT NULL,
-  manifest_hash  TEXT NOT NULL,
-  created_at     TEXT NOT NULL,
-  forced_changes TEXT NOT NULL DEFAULT '',
-  UNIQUE (name)
-);
-CREATE TABLE configurations (
+// entry (test "released store migrations are never edited"); append a new one and bump
+// kStoreSchemaVersion.
+
+// The columns of configurations in version 1, kept by version 2's rebuild of the table.
+constexpr const char* kConfigurationColumns1 = R"sql(
   id            INTEGER PRIMARY KEY,
   experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
   label         TEXT NOT NULL,
@@ -46,7 +38,22 @@ CREATE TABLE configurations (
   env_json      TEXT NOT NULL DEFAULT '{}',
   resolved_json TEXT NOT NULL,
   config_hash   TEXT NOT NULL,
-  UNIQUE (experiment_id, config_hash),
+)sql";
+
+constexpr const char* kVersion1Experiments = R"sql(
+CREATE TABLE experiments (
+  id             INTEGER PRIMARY KEY,
+  name           TEXT NOT NULL,
+  manifest_path  TEXT NOT NULL,
+  manifest_text  TEXT NOT NULL,
+  manifest_hash  TEXT NOT NULL,
+  created_at     TEXT NOT NULL,
+  forced_changes TEXT NOT NULL DEFAULT '',
+  UNIQUE (name)
+);
+CREATE TABLE configurations ()sql";
+
+constexpr const char* kVersion1Rest = R"sql(  UNIQUE (experiment_id, config_hash),
   UNIQUE (experiment_id, label)
 );
 CREATE TABLE runs (
@@ -146,22 +153,10 @@ CREATE INDEX runs_by_experiment ON runs (experiment_id, position);
 // Version 2: "superseded" is a column, no longer a ' [superseded HASH12]' suffix of the label; a
 // label is unique only among the current configurations. SQLite cannot drop a UNIQUE
 // constraint, so the table is rebuilt (open_store runs migrations with foreign keys off).
-constexpr const char* kVersion2 = R"sql(
-CREATE TABLE configurations_v2 (
-  id            INTEGER PRIMARY KEY,
-  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
-  label         TEXT NOT NULL,
-  factor        TEXT NOT NULL,
-  level_json    TEXT NOT NULL,
-  is_baseline   INTEGER NOT NULL DEFAULT 0,
-  version       TEXT NOT NULL DEFAULT '',
-  backend       TEXT NOT NULL,
-  ranks         INTEGER NOT NULL,
-  command_json  TEXT NOT NULL DEFAULT '[]',
-  env_json      TEXT NOT NULL DEFAULT '{}',
-  resolved_json TEXT NOT NULL,
-  config_hash   TEXT NOT NULL,
-  superseded    INTEGER NOT NULL DEFAULT 0,
+constexpr const char* kVersion2Create = R"sql(
+CREATE TABLE configurations_v2 ()sql";
+
+constexpr const char* kVersion2Rest = R"sql(  superseded    INTEGER NOT NULL DEFAULT 0,
   UNIQUE (experiment_id, config_hash)
 );
 INSERT INTO configurations_v2 (id, experiment_id, label, factor, level_json, is_baseline, version,
@@ -260,7 +255,8 @@ void pack_stored_rows(Db& db) {
 }
 
 std::array<std::string, kStoreSchemaVersion> migrations() {
-  return {kVersion1, kVersion2,
+  const std::string columns = kConfigurationColumns1;
+  return {kVersion1Experiments + columns + kVersion1Rest, kVersion2Create + columns + kVersion2Rest,
           runfile::schema_statements("event_kinds") + runfile::schema_statements("event_rows") +
               kVersion3,
           std::string(kVersion4Create) + version4_finish()};

@@ -15,13 +15,6 @@
 namespace culprit::storage {
 namespace {
 
-EventKind parse_kind(std::string_view kind) {
-  if (kind == "collective") return EventKind::kCollective;
-  if (kind == "host") return EventKind::kHost;
-  if (kind == "step") return EventKind::kStep;
-  return EventKind::kCompute;
-}
-
 constexpr const char* kEventSelect =
     "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes, device, "
     "stream ";
@@ -48,7 +41,7 @@ void load_format1_events(Db& db, RunData& run, EventSelection selection) {
   std::size_t last_name = 0;  // index into run.names of the previous row's name
   while (stmt.step()) {
     Event e = read_event(stmt);
-    e.kind = parse_kind(stmt.column_view(5));
+    e.kind = runfile::parse_event_kind(stmt.column_view(5));
     // A run has a few distinct names: the last one matches most rows, else a short scan.
     const std::string_view name = stmt.column_view(6);
     if (last_name >= run.names.size() || run.names[last_name] != name) {

@@ -29,6 +29,8 @@
 
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/launch/record_run.hpp"
+#include "culprit/manifest/manifest.hpp"
+#include "culprit/manifest/planner.hpp"
 #include "culprit/storage/db.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/run_data.hpp"
@@ -68,38 +70,17 @@ std::string describe(const analysis::RunCulprit& c) {
          std::to_string(static_cast<int>(c.excess_ms + 0.5)) + "ms";
 }
 
-// 16 events per rank and step (4 fwd, 4 dgrad, 4 wgrad, 2 all-reduces, optimizer, step),
-// so 16,384 ranks x 50 steps is 13.1 M events and 131,072 x 20 is 41.9 M.
+// The scenario of tests/data/bench/scale-16384.toml (bench_user_flow.sh runs it as a user would),
+// its delay configuration at `ranks` x `steps`, the delay moved to the last rank. 16 events per
+// rank and step (4 fwd, 4 dgrad, 4 wgrad, 2 all-reduces, optimizer, step), so 16,384 ranks x 50
+// steps is 13.1 M events and 131,072 x 20 is 41.9 M.
 stepmodel::RunConfig scale_config(int ranks, int steps) {
-  stepmodel::RunConfig c;
-  c.experiment = "bench-sim";
-  c.backend = "sim";
-  c.seed = 16384;
+  const manifest::Plan plan =
+      manifest::make_plan(manifest::load_manifest(CULPRIT_TEST_DATA "/bench/scale-16384.toml"));
+  stepmodel::RunConfig c = plan.configs.at(1).run;
   c.ranks = ranks;
-  c.warmup_steps = 2;
   c.steps = steps - c.warmup_steps;
-  auto& m = c.model;
-  m.layers = 4;
-  m.microbatches = 1;
-  m.buckets = 2;
-  m.tokens = 4096;
-  m.hidden = 8192;
-  m.dtype = "bf16";
-  m.compute = "sleep";
-  m.flops_per_s = 1.475e14;
-  m.mem_bytes_per_s = 1.68e11;
-  m.link_bytes_per_s = 1.32e11;
-  m.hop_latency_us = 1.0;
-  m.noise_cv = 0.02;
-  m.run_cv = 0.01;
-  m.spike_prob = 1e-5;
-  m.spike_ms = 20;
-  stepmodel::DelayInjection d;
-  d.rank = ranks - 1;
-  d.phase = "gemm.bwd.wgrad";
-  d.layer = 0;
-  d.ms = 30;
-  c.inject.delays.push_back(d);
+  c.inject.delays.at(0).rank = ranks - 1;
   return c;
 }
 

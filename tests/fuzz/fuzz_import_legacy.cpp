@@ -8,9 +8,8 @@
 #include "import_one_rank.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string bytes(reinterpret_cast<const char*>(data), size);
-  bytes.reserve(size + 64);  // the padding simdjson reads past the text
-  culprit::fuzz::import_one_rank(
-      [&] { return culprit::importers::parse_legacy(bytes, "rank0.json"); });
+  culprit::fuzz::import_one_json_rank(data, size, [](const std::string& text, const char* file) {
+    return culprit::importers::parse_legacy(text, file);
+  });
   return 0;
 }

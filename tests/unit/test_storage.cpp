@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
@@ -38,6 +39,22 @@ TEST_CASE("open_store creates the schema once and reopens without migrating agai
   fs::remove(path);
   fs::remove(path + "-wal");
   fs::remove(path + "-shm");
+}
+
+// A store that has run a migration never runs it again, so editing a released one would leave
+// stores built before and after the edit with different schemas under one version number. The
+// hashes are of the migrations as released; a new version appends its own.
+TEST_CASE("released store migrations are never edited") {
+  const std::vector<std::string> released = {
+      "87f04cbde82972d14d1cf590b7ba09c80fd44cda2d1cceb83881ac7ae4e086ae",
+      "25541dcfaf05118e8e215ede9ed487d521431b104237bfc34293e4ab4b52145d",
+      "4709fb35371ff985519c16e1fc86135a616163c51c7e1cd73177fa3e09868399",
+      "ebbe3606800080da34b46190f7cc04b497deffbe5f35958bb8ecc108868e30d7"};
+  REQUIRE(released.size() == static_cast<std::size_t>(kStoreSchemaVersion));
+  for (int v = 0; v < kStoreSchemaVersion; ++v) {
+    CAPTURE(v);
+    CHECK(culprit::sha256_hex(store_migration(v)) == released[static_cast<std::size_t>(v)]);
+  }
 }
 
 TEST_CASE("SQLite keeps statement journals in memory: no temporary file per changed page") {

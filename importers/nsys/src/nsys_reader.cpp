@@ -52,6 +52,14 @@ class Export {
     if (rc == SQLITE_DONE) return false;
     fail(table, sqlite3_errmsg(db_.get()));
   }
+  // on_row(statement) for each row of `sql` over `table`, if the export has it (nsys leaves out
+  // the tables of what it did not trace).
+  template <class OnRow>
+  void for_each_row(const std::string& table, const std::string& sql, OnRow&& on_row) {
+    if (!has_table(table)) return;
+    auto s = prepare(table, sql);
+    while (step(s, table)) on_row(s.get());
+  }
 
  private:
   std::string path_;
@@ -109,67 +117,61 @@ RankTrace parse_nsys(const std::string& path) {
   check_schema(x, t);
   if (!x.has_table("StringIds")) x.fail("StringIds", "the table is missing");
 
-  if (x.has_table("CUPTI_ACTIVITY_KIND_KERNEL")) {
-    const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
-    auto s = x.prepare(table,
-                       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, s.value "
-                       "FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = "
-                       "k.shortName");
-    while (x.step(s, table)) {
-      TraceRecord r = spanned_record(s.get(), t);
-      r.device = static_cast<std::int16_t>(sqlite3_column_int64(s.get(), 2));
-      r.thread = sqlite3_column_int64(s.get(), 3);
-      r.correlation = sqlite3_column_int64(s.get(), 4);
-      const std::string name = text(s.get(), 5);
-      r.name = t.names.intern(name);
-      r.on_device = true;
-      r.kind = is_collective_work(name) ? RecordKind::kCollectiveWork : RecordKind::kKernel;
-      if (r.end_ns < r.begin_ns) x.fail(table, "a kernel ends before it starts");
-      t.records.push_back(r);
-    }
-  }
-  if (x.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) {
-    const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
-    auto s = x.prepare(table,
-                       "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
-                       "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId");
-    while (x.step(s, table)) {
-      TraceRecord r = spanned_record(s.get(), t);
-      r.thread = tid_of(sqlite3_column_int64(s.get(), 2));
-      r.correlation = sqlite3_column_int64(s.get(), 3);
-      r.name = t.names.intern(text(s.get(), 4));
-      r.kind = RecordKind::kRuntime;
-      t.records.push_back(r);
-    }
-  }
+  x.for_each_row("CUPTI_ACTIVITY_KIND_KERNEL",
+                 "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, s.value FROM "
+                 "CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.shortName",
+                 [&](sqlite3_stmt* s) {
+                   TraceRecord r = spanned_record(s, t);
+                   r.device = static_cast<std::int16_t>(sqlite3_column_int64(s, 2));
+                   r.thread = sqlite3_column_int64(s, 3);
+                   r.correlation = sqlite3_column_int64(s, 4);
+                   const std::string name = text(s, 5);
+                   r.name = t.names.intern(name);
+                   r.on_device = true;
+                   r.kind =
+                       is_collective_work(name) ? RecordKind::kCollectiveWork : RecordKind::kKernel;
+                   if (r.end_ns < r.begin_ns)
+                     x.fail("CUPTI_ACTIVITY_KIND_KERNEL", "a kernel ends before it starts");
+                   t.records.push_back(r);
+                 });
+  x.for_each_row("CUPTI_ACTIVITY_KIND_RUNTIME",
+                 "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
+                 "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId",
+                 [&](sqlite3_stmt* s) {
+                   TraceRecord r = spanned_record(s, t);
+                   r.thread = tid_of(sqlite3_column_int64(s, 2));
+                   r.correlation = sqlite3_column_int64(s, 3);
+                   r.name = t.names.intern(text(s, 4));
+                   r.kind = RecordKind::kRuntime;
+                   t.records.push_back(r);
+                 });
   int rank_marker = -1;
-  if (x.has_table("NVTX_EVENTS")) {
-    const std::string table = "NVTX_EVENTS";
-    auto s = x.prepare(table,
-                       "SELECT n.start, n.end, n.globalTid, coalesce(n.text, s.value, '') FROM "
-                       "NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId");
-    while (x.step(s, table)) {
-      ++t.events_read;
-      const std::string name = text(s.get(), 3);
-      if (sqlite3_column_type(s.get(), 1) == SQLITE_NULL) {
-        // A mark: "MPI Rank N" says the rank (nsys --trace=mpi).
-        if (name.rfind("MPI Rank ", 0) == 0) {
-          const std::optional<int> rank = leading_rank(std::string_view(name).substr(9));
-          if (!rank) x.fail(table, "the mark '" + name + "' names no rank a job can have");
-          rank_marker = *rank;
+  x.for_each_row(
+      "NVTX_EVENTS",
+      "SELECT n.start, n.end, n.globalTid, coalesce(n.text, s.value, '') FROM NVTX_EVENTS n "
+      "LEFT JOIN StringIds s ON s.id = n.textId",
+      [&](sqlite3_stmt* s) {
+        ++t.events_read;
+        const std::string name = text(s, 3);
+        if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
+          // A mark: "MPI Rank N" says the rank (nsys --trace=mpi).
+          if (name.rfind("MPI Rank ", 0) == 0) {
+            const std::optional<int> rank = leading_rank(std::string_view(name).substr(9));
+            if (!rank)
+              x.fail("NVTX_EVENTS", "the mark '" + name + "' names no rank a job can have");
+            rank_marker = *rank;
+          }
+          return;
         }
-        continue;
-      }
-      TraceRecord r;
-      r.begin_ns = sqlite3_column_int64(s.get(), 0);
-      r.end_ns = sqlite3_column_int64(s.get(), 1);
-      r.thread = tid_of(sqlite3_column_int64(s.get(), 2));
-      r.name = t.names.intern(name);
-      r.kind = RecordKind::kLabel;
-      if (r.end_ns < r.begin_ns) x.fail(table, "a range ends before it starts");
-      t.records.push_back(r);
-    }
-  }
+        TraceRecord r;
+        r.begin_ns = sqlite3_column_int64(s, 0);
+        r.end_ns = sqlite3_column_int64(s, 1);
+        r.thread = tid_of(sqlite3_column_int64(s, 2));
+        r.name = t.names.intern(name);
+        r.kind = RecordKind::kLabel;
+        if (r.end_ns < r.begin_ns) x.fail("NVTX_EVENTS", "a range ends before it starts");
+        t.records.push_back(r);
+      });
   t.rank = rank_from_file_name(path);
   t.rank_source = "file name";
   if (t.rank < 0 && rank_marker >= 0) {

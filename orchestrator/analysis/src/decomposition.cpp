@@ -1,5 +1,7 @@
 #include "culprit/analysis/decomposition.hpp"
 
+#include "culprit/common/lookup.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -189,18 +191,15 @@ class CriticalPathWalk {
 
 }  // namespace
 
+// String literals: each name's data() ends in a NUL, as category_name's callers need.
+constexpr LookupEntry<Category, std::string_view> kCategoryNames[] = {
+    {Category::kTypical, "typical"},
+    {Category::kStraggler, "straggler"},
+    {Category::kExposedComm, "exposed_comm"},
+    {Category::kHostGap, "host_gap"}};
+
 const char* category_name(Category category) {
-  switch (category) {
-    case Category::kTypical:
-      return "typical";
-    case Category::kStraggler:
-      return "straggler";
-    case Category::kExposedComm:
-      return "exposed_comm";
-    case Category::kHostGap:
-      return "host_gap";
-  }
-  return "unknown";
+  return lookup(kCategoryNames, category, std::string_view("unknown")).data();
 }
 
 std::vector<StepDecomposition> decompose_steps(const Timeline& timeline,

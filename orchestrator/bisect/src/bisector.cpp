@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "culprit/common/lookup.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/stats/change_point.hpp"
 #include "culprit/stats/mann_whitney.hpp"
@@ -18,46 +19,36 @@
 
 namespace culprit::bisect {
 
+namespace {
+
+constexpr LookupEntry<Status, std::string_view> kStatusNames[] = {
+    {Status::kFound, "found"},
+    {Status::kNotReproduced, "not_reproduced"},
+    {Status::kInconclusive, "inconclusive"}};
+constexpr LookupEntry<Outcome, std::string_view> kOutcomeNames[] = {
+    {Outcome::kGood, "good"},
+    {Outcome::kBad, "bad"},
+    {Outcome::kBetween, "between"},
+    {Outcome::kUntestable, "untestable"},
+    {Outcome::kUndecided, "undecided"}};
+constexpr LookupEntry<Step::Kind, std::string_view> kStepKindNames[] = {
+    {Step::Kind::kEndpoints, "endpoints"},
+    {Step::Kind::kVerify, "verify"},
+    {Step::Kind::kRecheck, "recheck"},
+    {Step::Kind::kMidpoint, "midpoint"}};
+
+}  // namespace
+
 std::string_view to_string(Status status) {
-  switch (status) {
-    case Status::kFound:
-      return "found";
-    case Status::kNotReproduced:
-      return "not_reproduced";
-    case Status::kInconclusive:
-      break;
-  }
-  return "inconclusive";
+  return lookup(kStatusNames, status, std::string_view("inconclusive"));
 }
 
 std::string_view to_string(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kGood:
-      return "good";
-    case Outcome::kBad:
-      return "bad";
-    case Outcome::kBetween:
-      return "between";
-    case Outcome::kUntestable:
-      return "untestable";
-    case Outcome::kUndecided:
-      break;
-  }
-  return "undecided";
+  return lookup(kOutcomeNames, outcome, std::string_view("undecided"));
 }
 
 std::string_view to_string(Step::Kind kind) {
-  switch (kind) {
-    case Step::Kind::kEndpoints:
-      return "endpoints";
-    case Step::Kind::kVerify:
-      return "verify";
-    case Step::Kind::kRecheck:
-      return "recheck";
-    case Step::Kind::kMidpoint:
-      break;
-  }
-  return "midpoint";
+  return lookup(kStepKindNames, kind, std::string_view("midpoint"));
 }
 
 stats::SamplingPlan sampling_plan(const Options& options) {

@@ -68,15 +68,20 @@ Selection combine(const std::vector<Selection>& parts) {
   return s;
 }
 
+// Refuses a design past kMaxConfigurations at the [[vary]] block that crossed the limit.
+[[noreturn]] void refuse_configuration_count(const VarySpec& vary, const char* key,
+                                             const char* what, const char* fix) {
+  throw UsageError(detail::format_problem(
+      vary.where, key, "at most " + std::to_string(kMaxConfigurations) + " " + what, "more", fix));
+}
+
 std::vector<Selection> factorial_cells(const Manifest& manifest) {
   std::size_t count = 1;
   for (const auto& vary : manifest.vary) {
     count *= vary.levels.size() + 1;
     if (count > kMaxConfigurations) {
-      throw UsageError(detail::format_problem(
-          vary.where, "experiment.design",
-          "at most " + std::to_string(kMaxConfigurations) + " factorial configurations", "more",
-          "use fewer levels, or the default one-factor-at-a-time design"));
+      refuse_configuration_count(vary, "experiment.design", "factorial configurations",
+                                 "use fewer levels, or the default one-factor-at-a-time design");
     }
   }
   // Odometer over the blocks; digit 0 is the baseline level of that factor.
@@ -103,10 +108,9 @@ std::vector<Selection> one_factor_cells(const Manifest& manifest) {
   for (const auto& vary : manifest.vary) {
     count += vary.levels.size();
     if (count > kMaxConfigurations) {
-      throw UsageError(detail::format_problem(
-          vary.where, "vary.levels",
-          "at most " + std::to_string(kMaxConfigurations) + " configurations in all", "more",
-          "split the sweep into several manifests (experiments) or use fewer levels"));
+      refuse_configuration_count(
+          vary, "vary.levels", "configurations in all",
+          "split the sweep into several manifests (experiments) or use fewer levels");
     }
   }
   std::vector<Selection> cells;

@@ -17,37 +17,39 @@ void JsonWriter::before_value() {
   first_ = false;
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open(char bracket) {
   before_value();
-  out_ += '{';
-  open_.push_back('{');
+  out_ += bracket;
+  open_.push_back(bracket);
   first_ = true;
   return *this;
+}
+
+JsonWriter& JsonWriter::close(char bracket, char closing) {
+  // A key still waiting for its value leaves the object unbalanced too.
+  if (open_.empty() || open_.back() != bracket || after_key_) {
+    throw std::logic_error(bracket == '{' ? "unbalanced JSON object" : "unbalanced JSON array");
+  }
+  open_.pop_back();
+  out_ += closing;
+  first_ = false;
+  return *this;
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  return open('{');
 }
 
 JsonWriter& JsonWriter::end_object() {
-  if (open_.empty() || open_.back() != '{' || after_key_)
-    throw std::logic_error("unbalanced JSON object");
-  open_.pop_back();
-  out_ += '}';
-  first_ = false;
-  return *this;
+  return close('{', '}');
 }
 
 JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  out_ += '[';
-  open_.push_back('[');
-  first_ = true;
-  return *this;
+  return open('[');
 }
 
 JsonWriter& JsonWriter::end_array() {
-  if (open_.empty() || open_.back() != '[') throw std::logic_error("unbalanced JSON array");
-  open_.pop_back();
-  out_ += ']';
-  first_ = false;
-  return *this;
+  return close('[', ']');
 }
 
 JsonWriter& JsonWriter::raw(std::string_view json) {

@@ -9,6 +9,7 @@
 
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/timeline.hpp"
+#include "culprit/common/lookup.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "runfile/run_file.hpp"
@@ -16,18 +17,14 @@
 namespace culprit::report {
 namespace {
 
+constexpr LookupEntry<storage::EventKind, int> kTracks[] = {
+    {storage::EventKind::kCompute, kComputeTrack},
+    {storage::EventKind::kCollective, kCollectiveTrack},
+    {storage::EventKind::kHost, kHostTrack},
+    {storage::EventKind::kStep, kStepTrack}};
+
 int track_of(storage::EventKind kind) {
-  switch (kind) {
-    case storage::EventKind::kCompute:
-      return kComputeTrack;
-    case storage::EventKind::kCollective:
-      return kCollectiveTrack;
-    case storage::EventKind::kHost:
-      return kHostTrack;
-    case storage::EventKind::kStep:
-      return kStepTrack;
-  }
-  return kHostTrack;
+  return lookup(kTracks, kind, int{kHostTrack});
 }
 
 // A slice to write, sorted per track by time before writing.
@@ -123,37 +120,20 @@ class TraceWriter {
                                                          {kHostTrack, "host"},
                                                          {kStepTrack, "steps"}};
     for (int r : ranks_) {
-      json_.begin_object()
-          .field("ph", "M")
-          .field("name", "process_name")
-          .field("pid", r)
-          .field("tid", 0);
-      json_.key("args")
-          .begin_object()
-          .field("name", fmt::format("rank {}", r))
-          .end_object()
-          .end_object();
-      json_.begin_object()
-          .field("ph", "M")
-          .field("name", "process_sort_index")
-          .field("pid", r)
-          .field("tid", 0);
-      json_.key("args").begin_object().field("sort_index", r).end_object().end_object();
+      metadata_event("process_name", r, 0, "name", fmt::format("rank {}", r));
+      metadata_event("process_sort_index", r, 0, "sort_index", r);
       for (const auto& [tid, name] : tracks) {
-        json_.begin_object()
-            .field("ph", "M")
-            .field("name", "thread_name")
-            .field("pid", r)
-            .field("tid", tid);
-        json_.key("args").begin_object().field("name", name).end_object().end_object();
-        json_.begin_object()
-            .field("ph", "M")
-            .field("name", "thread_sort_index")
-            .field("pid", r)
-            .field("tid", tid);
-        json_.key("args").begin_object().field("sort_index", tid).end_object().end_object();
+        metadata_event("thread_name", r, tid, "name", name);
+        metadata_event("thread_sort_index", r, tid, "sort_index", tid);
       }
     }
+  }
+
+  // A metadata ("ph": "M") event naming or ordering a process (tid 0) or a thread (a track).
+  template <class Value>
+  void metadata_event(const char* name, int pid, int tid, const char* arg, const Value& value) {
+    json_.begin_object().field("ph", "M").field("name", name).field("pid", pid).field("tid", tid);
+    json_.key("args").begin_object().field(arg, value).end_object().end_object();
   }
 
   bool is_culprit(const storage::Event& e) const {

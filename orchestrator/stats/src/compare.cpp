@@ -5,6 +5,7 @@
 #include <numbers>
 #include <vector>
 
+#include "culprit/common/lookup.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/stats/mann_whitney.hpp"
 #include "culprit/stats/summary.hpp"
@@ -35,18 +36,15 @@ std::string describe_method(Method method, bool ties) {
 
 }  // namespace
 
+// String literals: each name's data() ends in a NUL, as verdict_name's callers need.
+constexpr LookupEntry<Verdict, std::string_view> kVerdictNames[] = {
+    {Verdict::kRegressed, "regressed"},
+    {Verdict::kImproved, "improved"},
+    {Verdict::kEquivalent, "equivalent"},
+    {Verdict::kInconclusive, "inconclusive"}};
+
 const char* verdict_name(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kRegressed:
-      return "regressed";
-    case Verdict::kImproved:
-      return "improved";
-    case Verdict::kEquivalent:
-      return "equivalent";
-    case Verdict::kInconclusive:
-      return "inconclusive";
-  }
-  return "inconclusive";
+  return lookup(kVerdictNames, verdict, std::string_view("inconclusive")).data();
 }
 
 const char* method_name(Method method) {

@@ -1,56 +1,14 @@
--- A results store of schema version 3 (events as interned rows of event_rows), written by
--- culprit at c54df0b (main before packed events): `culprit run fx.toml --db fx.db` with
--- tests/data/bench/scale-16384.toml cut to 4 ranks x 4 steps (1 warm-up), then
--- `sqlite3 fx.db .dump` and the user_version line added. Read by tests/unit/test_packed.cpp.
+-- The rows of a results store of schema version 3 (events as interned rows of event_rows),
+-- written by culprit at c54df0b (main before packed events): `culprit run fx.toml --db fx.db`
+-- with tests/data/bench/scale-16384.toml cut to 4 ranks x 4 steps (1 warm-up), then
+-- `sqlite3 fx.db .dump` less its CREATE statements and event_kinds' rows:
+-- tests/unit/test_packed.cpp builds the tables with the released migrations 1-3 (frozen: test
+-- "released store migrations are never edited") and loads these rows into them.
 PRAGMA foreign_keys=OFF;
 BEGIN TRANSACTION;
-CREATE TABLE experiments (
-  id             INTEGER PRIMARY KEY,
-  name           TEXT NOT NULL,
-  manifest_path  TEXT NOT NULL,
-  manifest_text  TEXT NOT NULL,
-  manifest_hash  TEXT NOT NULL,
-  created_at     TEXT NOT NULL,
-  forced_changes TEXT NOT NULL DEFAULT '',
-  UNIQUE (name)
-);
 INSERT INTO experiments VALUES(1,'schema3-fixture','fx.toml',replace('\n[experiment]\nname = "schema3-fixture"\nrepetitions = 1\nwarmup_steps = 1\nsteps = 3\nseed = 16384\ntimeout_s = 600\n\n[stats]\nmax_repetitions = 1\n\n[baseline]\nranks = 4\nbackend = "sim"\n\n[baseline.model]\nlayers = 4\nmicrobatches = 1\ntokens = 4096\nhidden = 8192\nbuckets = 2\ndtype = "bf16"\ncompute = "sleep"\nflops_per_s = 1.475e14\nmem_bytes_per_s = 1.68e11\nlink_bytes_per_s = 1.32e11\nhop_latency_us = 1.0\nnoise_cv = 0.02\nrun_cv = 0.01\nspike_prob = 1e-5\nspike_ms = 20.0\n\n[[vary]]\nfactor = "delay"\nlevels = [ { rank = 3, phase = "gemm.bwd.wgrad", layer = 0, microbatch = 0, ms = 30 } ]\n','\n',char(10)),'853d0d293f6c30ff00bfb4b5b2d721fc56c0c9094457c80e373da27c0d455f3a','2026-12-01T16:18:20.348Z','');
-CREATE TABLE runs (
-  id            INTEGER PRIMARY KEY,
-  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
-  config_id     INTEGER NOT NULL REFERENCES configurations(id) ON DELETE CASCADE,
-  repetition    INTEGER NOT NULL,
-  position      INTEGER NOT NULL,
-  seed          INTEGER NOT NULL,
-  status        TEXT NOT NULL CHECK (status IN
-                  ('pending', 'running', 'ok', 'failed', 'timeout', 'crashed', 'interrupted')),
-  attempt       INTEGER NOT NULL DEFAULT 1,
-  started_at    TEXT,
-  finished_at   TEXT,
-  wall_s        REAL,
-  exit_code     INTEGER,
-  signal        INTEGER,
-  median_ms     REAL,
-  steps_measured INTEGER,
-  error         TEXT NOT NULL DEFAULT '',
-  command_json  TEXT NOT NULL DEFAULT '[]',
-  stdout_tail   TEXT NOT NULL DEFAULT '',
-  stderr_tail   TEXT NOT NULL DEFAULT '',
-  shard         TEXT NOT NULL DEFAULT '',
-  launcher      TEXT NOT NULL DEFAULT '',
-  binding       TEXT NOT NULL DEFAULT '',
-  first_event_rowid INTEGER,
-  last_event_rowid  INTEGER,
-  UNIQUE (config_id, repetition)
-);
 INSERT INTO runs VALUES(1,1,1,0,0,5494156554004694,'ok',1,'2026-12-01T16:18:20.348Z','2026-12-01T16:18:20.410Z',0.061393080000000002649,0,NULL,67.761301884277344242,3,'','["/work/wt/h-reduce/build/bin/culprit-sim","--config","/tmp/hp/fx/fx.db.runs/1.1/config.json","--out","/tmp/hp/fx/fx.db.runs/1.1/run.db"]','',replace('[2026-12-01 16:18:20.365] [culprit-sim] [info] simulated 4 ranks x 4 steps (256 events) in 0.00 s\n[2026-12-01 16:18:20.410] [culprit-sim] [info] wrote /tmp/hp/fx/fx.db.runs/1.1/run.db in 0.05 s\n','\n',char(10)),'','direct','',1,256);
 INSERT INTO runs VALUES(2,1,2,0,1,4548758834698620,'ok',1,'2026-12-01T16:18:20.418Z','2026-12-01T16:18:20.477Z',0.058421760000000003132,0,NULL,98.953553678588860977,3,'','["/work/wt/h-reduce/build/bin/culprit-sim","--config","/tmp/hp/fx/fx.db.runs/2.1/config.json","--out","/tmp/hp/fx/fx.db.runs/2.1/run.db"]','',replace('[2026-12-01 16:18:20.446] [culprit-sim] [info] simulated 4 ranks x 4 steps (256 events) in 0.00 s\n[2026-12-01 16:18:20.476] [culprit-sim] [info] wrote /tmp/hp/fx/fx.db.runs/2.1/run.db in 0.03 s\n','\n',char(10)),'','direct','',257,512);
-CREATE TABLE run_meta (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  key    TEXT NOT NULL,
-  value  TEXT NOT NULL,
-  PRIMARY KEY (run_id, key)
-) WITHOUT ROWID;
 INSERT INTO run_meta VALUES(1,'backend','sim');
 INSERT INTO run_meta VALUES(1,'finished_at','2000-01-01T00:00:01Z');
 INSERT INTO run_meta VALUES(1,'format_version','2');
@@ -71,19 +29,8 @@ INSERT INTO run_meta VALUES(2,'source','culprit-sim');
 INSERT INTO run_meta VALUES(2,'started_at','2000-01-01T00:00:00Z');
 INSERT INTO run_meta VALUES(2,'steps','3');
 INSERT INTO run_meta VALUES(2,'warmup_steps','1');
-CREATE TABLE run_config_echo (
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
-  json   TEXT NOT NULL
-);
 INSERT INTO run_config_echo VALUES(1,'{"backend":"sim","config_label":"baseline","experiment":"schema3-fixture","inject":{"clock_skews":[],"delays":[],"faults":[],"slowdowns":[]},"model":{"buckets":2,"compute":"sleep","compute_scale":1,"dtype":"bf16","flops_per_s":1.475e+14,"hidden":8192,"hop_latency_us":1,"layers":4,"link_bytes_per_s":1.32e+11,"mem_bytes_per_s":1.68e+11,"microbatches":1,"noise_cv":0.02,"overlap":false,"peak_flops":0,"run_cv":0.01,"spike_ms":20,"spike_prob":1e-05,"threads":1,"tokens":4096},"ranks":4,"repetition":0,"seed":5494156554004694,"steps":3,"warmup_steps":1}');
 INSERT INTO run_config_echo VALUES(2,'{"backend":"sim","config_label":"delay=rank3:gemm.bwd.wgrad:l0:mb0:30ms","experiment":"schema3-fixture","inject":{"clock_skews":[],"delays":[{"layer":0,"microbatch":0,"mode":"sleep","ms":30,"phase":"gemm.bwd.wgrad","rank":3,"step_first":-1,"step_last":-1}],"faults":[],"slowdowns":[]},"model":{"buckets":2,"compute":"sleep","compute_scale":1,"dtype":"bf16","flops_per_s":1.475e+14,"hidden":8192,"hop_latency_us":1,"layers":4,"link_bytes_per_s":1.32e+11,"mem_bytes_per_s":1.68e+11,"microbatches":1,"noise_cv":0.02,"overlap":false,"peak_flops":0,"run_cv":0.01,"spike_ms":20,"spike_prob":1e-05,"threads":1,"tokens":4096},"ranks":4,"repetition":0,"seed":4548758834698620,"steps":3,"warmup_steps":1}');
-CREATE TABLE provenance (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  rank   INTEGER NOT NULL,
-  key    TEXT NOT NULL,
-  value  TEXT NOT NULL,
-  PRIMARY KEY (run_id, rank, key)
-) WITHOUT ROWID;
 INSERT INTO provenance VALUES(1,-1,'binary_hash','fnv1a64:0dbcf6284ed3866d');
 INSERT INTO provenance VALUES(1,-1,'command_line','/work/wt/h-reduce/build/bin/culprit-sim --config /tmp/hp/fx/fx.db.runs/1.1/config.json --out /tmp/hp/fx/fx.db.runs/1.1/run.db');
 INSERT INTO provenance VALUES(1,-1,'contention.cores','2');
@@ -122,19 +69,6 @@ INSERT INTO provenance VALUES(2,0,'host','sim');
 INSERT INTO provenance VALUES(2,1,'host','sim');
 INSERT INTO provenance VALUES(2,2,'host','sim');
 INSERT INTO provenance VALUES(2,3,'host','sim');
-CREATE TABLE clock_models (
-  run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  rank           INTEGER NOT NULL,
-  host           TEXT NOT NULL,
-  ref_ns         INTEGER NOT NULL,
-  offset_ns      REAL NOT NULL,
-  drift_ppm      REAL NOT NULL,
-  uncertainty_ns REAL NOT NULL,
-  start_rtt_ns   REAL NOT NULL,
-  end_rtt_ns     REAL NOT NULL,
-  exchanges      INTEGER NOT NULL,
-  PRIMARY KEY (run_id, rank)
-) WITHOUT ROWID;
 INSERT INTO clock_models VALUES(1,0,'sim',1000000000000,0.0,0.0,0.0,0.0,0.0,20);
 INSERT INTO clock_models VALUES(1,1,'sim',1000000248088,-248683.63697593539836,-0.40016579608606273055,1119.9685444074489169,2335.1166823035987363,2235.9370888148978337,20);
 INSERT INTO clock_models VALUES(1,2,'sim',1000000189368,-189815.13694374286569,0.46278370484722208821,1017.4372473257931232,2030.8744946515862467,2119.0588265944361409,20);
@@ -143,15 +77,6 @@ INSERT INTO clock_models VALUES(2,0,'sim',1000000000000,0.0,0.0,0.0,0.0,0.0,20);
 INSERT INTO clock_models VALUES(2,1,'sim',999999416002,583458.61471478163728,-1.5600158821262415376,1127.8500532511609435,2291.1744031683374486,2251.700106502321887,20);
 INSERT INTO clock_models VALUES(2,2,'sim',999999565870,433769.75188589689787,6.0395505460722969104,1167.3521788526568343,2366.7665461993333338,2330.7043577053136688,20);
 INSERT INTO clock_models VALUES(2,3,'sim',999999661559,338908.83500856754835,0.13823258367128898882,1117.1239372019006168,2326.9692649954754415,2230.2478744038012337,20);
-CREATE TABLE steps (
-  run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  step        INTEGER NOT NULL,
-  time_ms     REAL NOT NULL,
-  boundary_ns REAL NOT NULL,
-  last_rank   INTEGER NOT NULL,
-  warmup      INTEGER NOT NULL,
-  PRIMARY KEY (run_id, step)
-) WITHOUT ROWID;
 INSERT INTO steps VALUES(1,0,67.397925703491210923,1000067398646.0541992,2,1);
 INSERT INTO steps VALUES(1,1,67.966312140136722064,1000135364958.1943359,1,0);
 INSERT INTO steps VALUES(1,2,67.761301884277344242,1000203126260.0786132,1,0);
@@ -160,47 +85,8 @@ INSERT INTO steps VALUES(2,0,98.412332165039060781,1000098412800.0,0,1);
 INSERT INTO steps VALUES(2,1,97.899107971557612021,1000196311907.9715576,3,0);
 INSERT INTO steps VALUES(2,2,98.953553678588860977,1000295265461.6501464,3,0);
 INSERT INTO steps VALUES(2,3,99.456563349853510658,1000394722025.0,0,0);
-CREATE TABLE IF NOT EXISTS "configurations" (
-  id            INTEGER PRIMARY KEY,
-  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
-  label         TEXT NOT NULL,
-  factor        TEXT NOT NULL,
-  level_json    TEXT NOT NULL,
-  is_baseline   INTEGER NOT NULL DEFAULT 0,
-  version       TEXT NOT NULL DEFAULT '',
-  backend       TEXT NOT NULL,
-  ranks         INTEGER NOT NULL,
-  command_json  TEXT NOT NULL DEFAULT '[]',
-  env_json      TEXT NOT NULL DEFAULT '{}',
-  resolved_json TEXT NOT NULL,
-  config_hash   TEXT NOT NULL,
-  superseded    INTEGER NOT NULL DEFAULT 0,
-  UNIQUE (experiment_id, config_hash)
-);
 INSERT INTO configurations VALUES(1,1,'baseline','','null',1,'','sim',4,'[]','{}','{"backend":"sim","config_label":"baseline","experiment":"schema3-fixture","inject":{"clock_skews":[],"delays":[],"faults":[],"slowdowns":[]},"model":{"buckets":2,"compute":"sleep","compute_scale":1,"dtype":"bf16","flops_per_s":1.475e+14,"hidden":8192,"hop_latency_us":1,"layers":4,"link_bytes_per_s":1.32e+11,"mem_bytes_per_s":1.68e+11,"microbatches":1,"noise_cv":0.02,"overlap":false,"peak_flops":0,"run_cv":0.01,"spike_ms":20,"spike_prob":1e-05,"threads":1,"tokens":4096},"ranks":4,"steps":3,"warmup_steps":1}','9491b86d99c64138314dd1dda0fb715bd8412d63c85cde375c1fce14b8933799',0);
 INSERT INTO configurations VALUES(2,1,'delay=rank3:gemm.bwd.wgrad:l0:mb0:30ms','delay','{"layer":0,"microbatch":0,"mode":"sleep","ms":30,"phase":"gemm.bwd.wgrad","rank":3,"step_first":-1,"step_last":-1}',0,'','sim',4,'[]','{}','{"backend":"sim","config_label":"delay=rank3:gemm.bwd.wgrad:l0:mb0:30ms","experiment":"schema3-fixture","inject":{"clock_skews":[],"delays":[{"layer":0,"microbatch":0,"mode":"sleep","ms":30,"phase":"gemm.bwd.wgrad","rank":3,"step_first":-1,"step_last":-1}],"faults":[],"slowdowns":[]},"model":{"buckets":2,"compute":"sleep","compute_scale":1,"dtype":"bf16","flops_per_s":1.475e+14,"hidden":8192,"hop_latency_us":1,"layers":4,"link_bytes_per_s":1.32e+11,"mem_bytes_per_s":1.68e+11,"microbatches":1,"noise_cv":0.02,"overlap":false,"peak_flops":0,"run_cv":0.01,"spike_ms":20,"spike_prob":1e-05,"threads":1,"tokens":4096},"ranks":4,"steps":3,"warmup_steps":1}','0dd89e0cc8ebd0d7a3f2e68fbc454302f203b7f0ec3b45a8d2448ac0793068dd',0);
-CREATE TABLE event_kinds (
-  id   INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE
-);
-INSERT INTO event_kinds VALUES(0,'compute');
-INSERT INTO event_kinds VALUES(1,'collective');
-INSERT INTO event_kinds VALUES(2,'host');
-INSERT INTO event_kinds VALUES(3,'step');
-CREATE TABLE event_rows (
-  rank       INTEGER NOT NULL,
-  step       INTEGER NOT NULL,
-  microbatch INTEGER NOT NULL,
-  layer      INTEGER NOT NULL,
-  seq        INTEGER NOT NULL,
-  kind       INTEGER NOT NULL,
-  name       INTEGER NOT NULL,
-  begin_ns   INTEGER NOT NULL,
-  end_ns     INTEGER NOT NULL,
-  bytes      INTEGER NOT NULL,
-  device     INTEGER NOT NULL,
-  stream     INTEGER NOT NULL
-);
 INSERT INTO event_rows VALUES(0,0,-1,-1,-1,3,0,1000000000000,1000067099407,0,-1,-1);
 INSERT INTO event_rows VALUES(0,0,0,0,-1,0,1,1000000000000,1000003742502,0,-1,-1);
 INSERT INTO event_rows VALUES(0,0,0,1,-1,0,1,1000003742502,1000007628769,0,-1,-1);
@@ -713,12 +599,6 @@ INSERT INTO event_rows VALUES(3,3,0,0,-1,0,3,1000337097258,1000371056301,0,-1,-1
 INSERT INTO event_rows VALUES(3,3,-1,-1,0,1,4,1000371056301,1000374303762,268435456,-1,-1);
 INSERT INTO event_rows VALUES(3,3,-1,-1,1,1,4,1000374303762,1000377448872,268435456,-1,-1);
 INSERT INTO event_rows VALUES(3,3,-1,-1,-1,0,5,1000377448872,1000393723018,0,-1,-1);
-CREATE TABLE run_event_names (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  id     INTEGER NOT NULL,
-  name   TEXT NOT NULL,
-  PRIMARY KEY (run_id, id)
-) WITHOUT ROWID;
 INSERT INTO run_event_names VALUES(1,0,'step');
 INSERT INTO run_event_names VALUES(1,1,'gemm.fwd');
 INSERT INTO run_event_names VALUES(1,2,'gemm.bwd.dgrad');
@@ -731,15 +611,4 @@ INSERT INTO run_event_names VALUES(2,2,'gemm.bwd.dgrad');
 INSERT INTO run_event_names VALUES(2,3,'gemm.bwd.wgrad');
 INSERT INTO run_event_names VALUES(2,4,'allreduce');
 INSERT INTO run_event_names VALUES(2,5,'optimizer');
-CREATE INDEX runs_by_config ON runs (config_id, status);
-CREATE INDEX runs_by_experiment ON runs (experiment_id, position);
-CREATE UNIQUE INDEX configurations_current_label ON configurations (experiment_id, label)
-  WHERE superseded = 0;
-CREATE VIEW run_events AS
-  SELECT r.id AS run_id, e.rank, e.step, e.microbatch, e.layer, e.seq, k.name AS kind,
-         n.name AS name, e.begin_ns, e.end_ns, e.bytes, e.device, e.stream
-  FROM runs r JOIN event_rows e ON e.rowid BETWEEN r.first_event_rowid AND r.last_event_rowid
-  JOIN event_kinds k ON k.id = e.kind
-  JOIN run_event_names n ON n.run_id = r.id AND n.id = e.name;
-PRAGMA user_version = 3;
 COMMIT;

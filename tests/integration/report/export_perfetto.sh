@@ -14,30 +14,20 @@ python3 "$here/check_perfetto.py" trace.json ref.db "$run"
 "$bin/culprit" export --format perfetto --db ref.db "$run" --steps 4:6 --ranks 0,13-15 -o part.json
 python3 "$here/check_perfetto.py" part.json ref.db "$run" 4 6 0,13-15
 echo "trace: $(stat -c %s trace.json) bytes, filtered: $(stat -c %s part.json) bytes"
-# Bad filters are usage errors that say what is wrong.
-set +e
-"$bin/culprit" export --format perfetto --db ref.db "$run" --ranks 0,99 -o bad.json 2> bad.txt
-rc=$?
-set -e
-[[ $rc -eq 2 ]] || { echo "--ranks 0,99 exited $rc, want 2"; exit 1; }
-grep -q "not a range of ranks 0..15" bad.txt
-[[ ! -e bad.json ]]
+# Bad filters are usage errors that say what is wrong, and write no trace.
+# refused FILTER_OPTION VALUE MESSAGE: the export exits 2 with MESSAGE on stderr.
+refused() {
+  local rc=0
+  "$bin/culprit" export --format perfetto --db ref.db "$run" "$1" "$2" -o bad.json 2> bad.txt || rc=$?
+  [[ $rc -eq 2 ]] || { echo "$1 $2 exited $rc, want 2"; exit 1; }
+  grep -qF -- "$3" bad.txt || { echo "$1 $2 said:"; cat bad.txt; exit 1; }
+  [[ ! -e bad.json ]]
+}
+refused --ranks 0,99 "not a range of ranks 0..15"
 # A negative rank read as a range with an empty start ("'' is not a non-negative integer").
-set +e
-"$bin/culprit" export --format perfetto --db ref.db "$run" --ranks -1 -o bad.json 2> bad.txt
-rc=$?
-set -e
-[[ $rc -eq 2 ]] || { echo "--ranks -1 exited $rc, want 2"; exit 1; }
-grep -q "'-1' is not a rank R or a range A-B of ranks" bad.txt
-[[ ! -e bad.json ]]
+refused --ranks -1 "'-1' is not a rank R or a range A-B of ranks"
 # A step past int is too large, not "not a non-negative integer".
-set +e
-"$bin/culprit" export --format perfetto --db ref.db "$run" --steps 0:99999999999999 -o bad.json 2> bad.txt
-rc=$?
-set -e
-[[ $rc -eq 2 ]] || { echo "--steps 0:99999999999999 exited $rc, want 2"; exit 1; }
-grep -q "'99999999999999' is too large (at most 2147483647)" bad.txt
-[[ ! -e bad.json ]]
+refused --steps 0:99999999999999 "'99999999999999' is too large (at most 2147483647)"
 "$bin/culprit" export --format perfetto --db ref.db 2> norun.txt && exit 1
 grep -q "give its RUN id" norun.txt
 echo "export_perfetto: ok"

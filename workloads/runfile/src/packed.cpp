@@ -1,6 +1,7 @@
 #include "runfile/packed.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <numeric>
@@ -80,6 +81,14 @@ void decode(const unsigned char* at, std::size_t n, std::uint64_t base, std::int
     out[i] = static_cast<std::int64_t>(base + v);
   }
 }
+
+// decode<1> .. decode<8>, indexed by width - 1: one instantiation per byte width.
+using Decoder = void (*)(const unsigned char*, std::size_t, std::uint64_t, std::int64_t*);
+template <std::size_t... Width>
+constexpr std::array<Decoder, sizeof...(Width)> make_decoders(std::index_sequence<Width...>) {
+  return {&decode<static_cast<int>(Width) + 1>...};
+}
+constexpr auto kDecoders = make_decoders(std::make_index_sequence<8>());
 
 }  // namespace
 
@@ -192,27 +201,12 @@ PackReader::PackReader(const unsigned char* data, std::size_t size, std::int64_t
 
 void PackReader::column(int c, std::int64_t* out) const {
   const unsigned char* at = data_ + offset_[c];
-  switch (width_[c]) {
-    case 0:
-      std::fill(out, out + count_, static_cast<std::int64_t>(base_[c]));
-      return;
-    case 1:
-      return decode<1>(at, count_, base_[c], out);
-    case 2:
-      return decode<2>(at, count_, base_[c], out);
-    case 3:
-      return decode<3>(at, count_, base_[c], out);
-    case 4:
-      return decode<4>(at, count_, base_[c], out);
-    case 5:
-      return decode<5>(at, count_, base_[c], out);
-    case 6:
-      return decode<6>(at, count_, base_[c], out);
-    case 7:
-      return decode<7>(at, count_, base_[c], out);
-    default:
-      return decode<8>(at, count_, base_[c], out);
+  if (width_[c] == 0) {
+    std::fill(out, out + count_, static_cast<std::int64_t>(base_[c]));
+    return;
   }
+  // PackReader's constructor refused widths past 8.
+  kDecoders[static_cast<std::size_t>(width_[c] - 1)](at, count_, base_[c], out);
 }
 
 void unpack_events(const PackReader& pack, std::int32_t rank, std::vector<EventRecord>& out) {

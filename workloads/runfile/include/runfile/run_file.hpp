@@ -23,6 +23,8 @@ inline constexpr int kEventKindCount = 4;
 
 // The text of each EventKind (event_kinds.name; the `kind` column of format 1).
 const char* event_kind_name(EventKind kind);
+// The kind spelled `name` (event_kind_name's inverse); kCompute for a name it does not know.
+EventKind parse_event_kind(std::string_view name);
 
 // One timed region on one rank. Identifiers that do not apply are -1 (e.g. `seq` for a GEMM,
 // `layer` for the optimizer). Names are interned: `name` indexes RunFileContents::names.

@@ -55,6 +55,8 @@ class JsonWriter {
 
  private:
   void before_value();
+  JsonWriter& open(char bracket);
+  JsonWriter& close(char bracket, char closing);
   std::string out_;
   std::vector<char> open_;  // '{' or '['
   bool first_ = true;       // no element yet in the innermost container
