@@ -35,6 +35,26 @@ class Backend {
   virtual std::vector<std::pair<std::string, std::string>> provenance() const = 0;
 };
 
+// What each backend derives from its configuration the same way: the model, this rank's place in
+// the job, the gradient buckets, the injected GEMM slowdown and one layer's weight count.
+struct BackendSetup {
+  BackendSetup(const stepmodel::RunConfig& config, const RankInjections& injections, int rank,
+               int ranks)
+      : model_(config.model),
+        rank_(rank),
+        ranks_(ranks),
+        buckets_(stepmodel::buckets(config.model)),
+        gemm_factor_(injections.gemm_time_factor()),
+        layer_elems_(static_cast<std::int64_t>(model_.hidden) * model_.hidden) {}
+
+  stepmodel::ModelConfig model_;
+  int rank_;
+  int ranks_;
+  std::vector<stepmodel::Bucket> buckets_;
+  double gemm_factor_;
+  std::int64_t layer_elems_;  // hidden x hidden
+};
+
 // Known per-rank gradient values whose sum over ranks is exact in every dtype used, so an
 // all-reduce can be checked element by element: rank r writes (r + 1) * (i % 4 + 1) + step % 3.
 inline double gradient_pattern(int rank, std::int64_t index, int step) {

@@ -105,6 +105,20 @@ void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportS
   }
 }
 
+// An event of `rank` in `step` named `name` over [begin_ns, end_ns]; the rest of its identifiers
+// are the caller's.
+stepclock::EventRecord timed_event(stepclock::EventKind kind, std::int32_t rank, int step,
+                                   std::uint16_t name, std::int64_t begin_ns, std::int64_t end_ns) {
+  stepclock::EventRecord e;
+  e.kind = kind;
+  e.rank = rank;
+  e.step = step;
+  e.name = name;
+  e.begin_ns = begin_ns;
+  e.end_ns = end_ns;
+  return e;
+}
+
 }  // namespace
 
 ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
@@ -177,38 +191,23 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     s.files.push_back(t.file);
     s.events_read += t.events_read;
     for (const StepSpan& x : steps[r].steps) {
-      stepclock::EventRecord e;
-      e.kind = stepclock::EventKind::kStep;
-      e.rank = rank;
-      e.step = x.step;
-      e.begin_ns = x.begin_ns;
-      e.end_ns = x.end_ns;
-      e.name = step_name;
-      c.events.push_back(e);
+      c.events.push_back(
+          timed_event(stepclock::EventKind::kStep, rank, x.step, step_name, x.begin_ns, x.end_ns));
     }
     const std::vector<Phase> phases = flatten_phases(t, steps[r], colls[r]);
     for (const Phase& p : phases) {
-      stepclock::EventRecord e;
-      e.kind = stepclock::EventKind::kCompute;
-      e.rank = rank;
-      e.step = p.step;
+      stepclock::EventRecord e = timed_event(stepclock::EventKind::kCompute, rank, p.step,
+                                             names.id(t.names[p.name]), p.begin_ns, p.end_ns);
       e.microbatch = std::min(p.occurrence, kDeviceOccurrenceBase - 1);
-      e.begin_ns = p.begin_ns;
-      e.end_ns = p.end_ns;
-      e.name = names.id(t.names[p.name]);
       c.events.push_back(e);
     }
     for (const RankCollective& k : colls[r]) {
-      stepclock::EventRecord e;
-      e.kind = stepclock::EventKind::kCollective;
-      e.rank = rank;
-      e.step = k.step;
+      stepclock::EventRecord e =
+          timed_event(stepclock::EventKind::kCollective, rank, k.step, names.id(t.names[k.name]),
+                      k.arrival_ns, k.completion_ns);
       e.seq = k.ordinal;
-      e.begin_ns = k.arrival_ns;
-      e.end_ns = k.completion_ns;
       if (k.numel <= 0 || __builtin_mul_overflow(k.numel, std::max(k.elem_bytes, 1), &e.bytes))
         e.bytes = 0;
-      e.name = names.id(t.names[k.name]);
       c.events.push_back(e);
       ++s.collectives;
     }
@@ -237,14 +236,10 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
       const Phase* region = launch != launch_at.end() && x.kind == RecordKind::kKernel
                                 ? phase_at(phases, when)
                                 : nullptr;
-      stepclock::EventRecord e;
-      e.kind = stepclock::EventKind::kCompute;
-      e.rank = rank;
-      e.step = step;
-      e.name = names.id(region ? t.names[region->name] : t.names[x.name]);
+      stepclock::EventRecord e = timed_event(
+          stepclock::EventKind::kCompute, rank, step,
+          names.id(region ? t.names[region->name] : t.names[x.name]), x.begin_ns, x.end_ns);
       e.microbatch = std::min(kDeviceOccurrenceBase + occurrence[{step, e.name}]++, kMaxOccurrence);
-      e.begin_ns = x.begin_ns;
-      e.end_ns = x.end_ns;
       e.device = x.device;
       e.stream = static_cast<std::int16_t>(x.thread);
       c.events.push_back(e);

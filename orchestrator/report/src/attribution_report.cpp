@@ -17,13 +17,7 @@ double ms(double ns) {
 void write_components(JsonWriter& json, const analysis::StepDecomposition& d) {
   json.key("components").begin_array();
   for (const analysis::Component& c : d.components) {
-    json.begin_object()
-        .field("category", analysis::category_name(c.category))
-        .field("rank", c.rank)
-        .field("phase", c.phase)
-        .field("layer", c.layer)
-        .field("ms", ms(c.ns))
-        .end_object();
+    begin_component(json, c.category, c.rank, c.phase, c.layer).field("ms", ms(c.ns)).end_object();
   }
   json.end_array();
   json.field("unclassified_ms", ms(d.unclassified_ns));
@@ -195,6 +189,15 @@ void write_symptom(JsonWriter& json, const analysis::Symptom& s) {
       .field("median_wait_ms", s.median_wait_ms)
       .field("total_wait_ms", s.total_wait_ms)
       .end_object();
+}
+
+JsonWriter& begin_component(JsonWriter& json, analysis::Category category, int rank,
+                            const std::string& phase, int layer) {
+  return json.begin_object()
+      .field("category", analysis::category_name(category))
+      .field("rank", rank)
+      .field("phase", phase)
+      .field("layer", layer);
 }
 
 void write_ratio(JsonWriter& json, const analysis::Ratio& r) {

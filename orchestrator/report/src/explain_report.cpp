@@ -59,11 +59,7 @@ void write_explanation(JsonWriter& json, const std::string& experiment,
       .field("delta_ms", e.delta_ms);
   json.key("components").begin_array();
   for (const analysis::ExplainedComponent& c : e.components) {
-    json.begin_object()
-        .field("category", analysis::category_name(c.category))
-        .field("rank", c.rank)
-        .field("phase", c.phase)
-        .field("layer", c.layer)
+    begin_component(json, c.category, c.rank, c.phase, c.layer)
         .field("ms", c.ms)
         .field("first_divergence", c.first_divergence)
         .end_object();

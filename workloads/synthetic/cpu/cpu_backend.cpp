@@ -31,16 +31,11 @@ MPI_Datatype mpi_type() {
 }
 
 template <typename T>
-class CpuBackend final : public Backend {
+class CpuBackend final : public Backend, private BackendSetup {
  public:
   CpuBackend(const stepmodel::RunConfig& config, const RankInjections& injections, int rank,
              int ranks)
-      : model_(config.model),
-        rank_(rank),
-        ranks_(ranks),
-        buckets_(stepmodel::buckets(config.model)),
-        gemm_factor_(injections.gemm_time_factor()),
-        layer_elems_(static_cast<std::int64_t>(model_.hidden) * model_.hidden) {
+      : BackendSetup(config, injections, rank, ranks) {
     openblas_set_num_threads(model_.threads);
     // A slower GEMM is modelled as proportionally more GEMM work: extra rows.
     extra_rows_ = gemm_factor_ > 1.0
@@ -186,12 +181,6 @@ class CpuBackend final : public Backend {
     }
   }
 
-  stepmodel::ModelConfig model_;
-  int rank_;
-  int ranks_;
-  std::vector<stepmodel::Bucket> buckets_;
-  double gemm_factor_;
-  std::int64_t layer_elems_;
   int extra_rows_ = 0;
   std::vector<T> x_, y_, dy_, dx_, scratch_, weights_, momentum_, gradients_;
   std::unique_ptr<CommThread> comm_;

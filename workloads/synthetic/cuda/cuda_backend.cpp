@@ -70,17 +70,11 @@ struct TimedPhase {
   stepclock_event event{};
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, private BackendSetup {
  public:
   CudaBackend(const stepmodel::RunConfig& config, const RankInjections& injections, int rank,
               int ranks)
-      : model_(config.model),
-        rank_(rank),
-        ranks_(ranks),
-        type_(dtype_info(config.model.dtype)),
-        buckets_(stepmodel::buckets(config.model)),
-        gemm_factor_(injections.gemm_time_factor()),
-        layer_elems_(static_cast<std::int64_t>(model_.hidden) * model_.hidden) {
+      : BackendSetup(config, injections, rank, ranks), type_(dtype_info(config.model.dtype)) {
     int devices = 0;
     const cudaError_t rc = cudaGetDeviceCount(&devices);
     if (rc != cudaSuccess || devices == 0) {
@@ -336,13 +330,7 @@ class CudaBackend final : public Backend {
     }
   }
 
-  stepmodel::ModelConfig model_;
-  int rank_;
-  int ranks_;
   DtypeInfo type_;
-  std::vector<stepmodel::Bucket> buckets_;
-  double gemm_factor_;
-  std::int64_t layer_elems_;
   int extra_rows_ = 0;
   int device_ = 0;
   std::string device_name_;

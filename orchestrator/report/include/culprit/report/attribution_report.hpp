@@ -22,6 +22,10 @@ void write_run_culprit(JsonWriter& json, const analysis::RunCulprit& culprit);
 void write_symptom(JsonWriter& json, const analysis::Symptom& symptom);
 void write_sampled_activity(JsonWriter& json, const analysis::SampledActivity& activity);
 void write_ratio(JsonWriter& json, const analysis::Ratio& ratio);
+// Opens a component's object with the fields that say which one it is (category, rank, phase,
+// layer): a step's decomposition and explain's components name them alike.
+JsonWriter& begin_component(JsonWriter& json, analysis::Category category, int rank,
+                            const std::string& phase, int layer);
 std::string describe_ratio(const analysis::Ratio& ratio);
 std::string describe_phase(const std::string& phase, int layer, bool late_call = false);
 
