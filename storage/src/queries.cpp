@@ -19,26 +19,45 @@ std::vector<double> medians(Statement& stmt) {
   return out;
 }
 
+// A run's place as listings name it: experiment, configuration (display label), repetition.
+// Columns 1-5 of a listing's rows (kRunPlaceColumns); column 0 is the caller's.
+constexpr const char* kRunPlaceColumns =
+    "e.name, c.label, c.superseded, c.config_hash, r.repetition";
+constexpr const char* kRunJoins =
+    " JOIN configurations c ON c.id = r.config_id JOIN experiments e ON e.id = r.experiment_id ";
+
+struct RunPlace {
+  std::string experiment;
+  std::string config;
+  int repetition = 0;
+};
+
+RunPlace read_run_place(const Statement& stmt) {
+  return {stmt.column_text(1),
+          display_label(stmt.column_text(2), stmt.column_int(3) != 0, stmt.column_view(4)),
+          static_cast<int>(stmt.column_int(5))};
+}
+
 RunSummary read_summary(const Statement& stmt) {
   RunSummary r;
   r.id = stmt.column_int(0);
-  r.experiment = stmt.column_text(1);
-  r.config = display_label(stmt.column_text(2), stmt.column_int(10) != 0, stmt.column_view(11));
-  r.repetition = static_cast<int>(stmt.column_int(3));
-  r.position = static_cast<int>(stmt.column_int(4));
-  r.attempt = static_cast<int>(stmt.column_int(5));
-  r.status = stmt.column_text(6);
-  if (!stmt.column_is_null(7)) r.median_ms = stmt.column_double(7);
-  r.started_at = stmt.column_text(8);
-  r.error = stmt.column_text(9);
+  RunPlace place = read_run_place(stmt);
+  r.experiment = std::move(place.experiment);
+  r.config = std::move(place.config);
+  r.repetition = place.repetition;
+  r.position = static_cast<int>(stmt.column_int(6));
+  r.attempt = static_cast<int>(stmt.column_int(7));
+  r.status = stmt.column_text(8);
+  if (!stmt.column_is_null(9)) r.median_ms = stmt.column_double(9);
+  r.started_at = stmt.column_text(10);
+  r.error = stmt.column_text(11);
   return r;
 }
 
-constexpr const char* kSummarySelect =
-    "SELECT r.id, e.name, c.label, r.repetition, r.position, r.attempt, r.status, "
-    "r.median_ms, coalesce(r.started_at, ''), r.error, c.superseded, c.config_hash "
-    "FROM runs r JOIN configurations c ON c.id = r.config_id "
-    "JOIN experiments e ON e.id = r.experiment_id ";
+const std::string kSummarySelect = std::string("SELECT r.id, ") + kRunPlaceColumns +
+                                   ", r.position, r.attempt, r.status, r.median_ms, "
+                                   "coalesce(r.started_at, ''), r.error FROM runs r" +
+                                   kRunJoins;
 
 }  // namespace
 
@@ -159,8 +178,8 @@ void check_experiment_exists(Db& store, const std::string& experiment) {
 }
 
 std::vector<RunSummary> list_runs(Db& store, const std::string& experiment) {
-  Statement stmt(store, std::string(kSummarySelect) +
-                            "WHERE ?1 = '' OR e.name = ?1 ORDER BY e.id, r.position, r.id");
+  Statement stmt(store,
+                 kSummarySelect + "WHERE ?1 = '' OR e.name = ?1 ORDER BY e.id, r.position, r.id");
   stmt.bind(1, experiment);
   std::vector<RunSummary> runs;
   while (stmt.step()) runs.push_back(read_summary(stmt));
@@ -168,25 +187,25 @@ std::vector<RunSummary> list_runs(Db& store, const std::string& experiment) {
 }
 
 std::vector<StepExport> export_steps(Db& store, const std::string& experiment) {
-  Statement stmt(store,
-                 "SELECT s.run_id, e.name, c.label, r.repetition, s.step, s.time_ms, "
-                 "s.last_rank, s.warmup, c.superseded, c.config_hash FROM steps s JOIN runs r ON "
-                 "r.id = s.run_id "
-                 "JOIN configurations c ON c.id = r.config_id "
-                 "JOIN experiments e ON e.id = r.experiment_id "
-                 "WHERE ?1 = '' OR e.name = ?1 ORDER BY e.id, r.position, s.run_id, s.step");
+  Statement stmt(store, std::string("SELECT s.run_id, ") + kRunPlaceColumns +
+                            ", s.step, s.time_ms, s.last_rank, s.warmup FROM steps s JOIN runs r "
+                            "ON r.id = s.run_id" +
+                            kRunJoins +
+                            "WHERE ?1 = '' OR e.name = ?1 ORDER BY e.id, r.position, s.run_id, "
+                            "s.step");
   stmt.bind(1, experiment);
   std::vector<StepExport> rows;
   while (stmt.step()) {
     StepExport s;
     s.run_id = stmt.column_int(0);
-    s.experiment = stmt.column_text(1);
-    s.config = display_label(stmt.column_text(2), stmt.column_int(8) != 0, stmt.column_view(9));
-    s.repetition = static_cast<int>(stmt.column_int(3));
-    s.step = static_cast<int>(stmt.column_int(4));
-    s.time_ms = stmt.column_double(5);
-    s.last_rank = static_cast<int>(stmt.column_int(6));
-    s.warmup = stmt.column_int(7) != 0;
+    RunPlace place = read_run_place(stmt);
+    s.experiment = std::move(place.experiment);
+    s.config = std::move(place.config);
+    s.repetition = place.repetition;
+    s.step = static_cast<int>(stmt.column_int(6));
+    s.time_ms = stmt.column_double(7);
+    s.last_rank = static_cast<int>(stmt.column_int(8));
+    s.warmup = stmt.column_int(9) != 0;
     rows.push_back(std::move(s));
   }
   return rows;

@@ -22,16 +22,14 @@ constexpr const char* kEventSelect =
 // The columns of kEventSelect but kind and name (read_event_record's order).
 Event read_event(Statement& stmt) {
   const runfile::EventRecord r = read_event_record(stmt);
-  Event e;
-  e.rank = r.rank;
-  e.step = r.step;
-  e.microbatch = r.microbatch;
-  e.layer = r.layer;
-  e.seq = r.seq;
-  e.begin_ns = r.begin_ns;
-  e.end_ns = r.end_ns;
-  e.bytes = r.bytes;
-  return e;
+  return {.begin_ns = r.begin_ns,
+          .end_ns = r.end_ns,
+          .bytes = r.bytes,
+          .rank = r.rank,
+          .step = r.step,
+          .microbatch = r.microbatch,
+          .layer = r.layer,
+          .seq = r.seq};
 }
 
 // A run file of format 1: kind and name as text in every row of `events`.

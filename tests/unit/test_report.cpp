@@ -15,16 +15,14 @@ using namespace culprit;
 namespace {
 
 stats::Summary summary(int n, double median, bool has_ci, double lo, double hi) {
-  stats::Summary s;
-  s.n = n;
-  s.median = median;
-  s.has_ci = has_ci;
-  s.ci_lo = lo;
-  s.ci_hi = hi;
-  s.ci_level = has_ci ? 0.96875 : 0.25;
-  s.iqr = 4.5;
-  s.robust_cv = 0.015;
-  return s;
+  return {.n = n,
+          .median = median,
+          .has_ci = has_ci,
+          .ci_lo = lo,
+          .ci_hi = hi,
+          .ci_level = has_ci ? 0.96875 : 0.25,
+          .iqr = 4.5,
+          .robust_cv = 0.015};
 }
 
 // Six runs a side: intervals everywhere; baseline 400 ms, candidate 440 ms (+10 %).

@@ -109,14 +109,12 @@ void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportS
 // are the caller's.
 stepclock::EventRecord timed_event(stepclock::EventKind kind, std::int32_t rank, int step,
                                    std::uint16_t name, std::int64_t begin_ns, std::int64_t end_ns) {
-  stepclock::EventRecord e;
-  e.kind = kind;
-  e.rank = rank;
-  e.step = step;
-  e.name = name;
-  e.begin_ns = begin_ns;
-  e.end_ns = end_ns;
-  return e;
+  return {.begin_ns = begin_ns,
+          .end_ns = end_ns,
+          .rank = rank,
+          .step = step,
+          .name = name,
+          .kind = kind};
 }
 
 }  // namespace

@@ -42,22 +42,21 @@ class RunBuilder {
  private:
   RunBuilder& add(int rank, int step, int mb, int layer, int seq, storage::EventKind kind,
                   const std::string& name, double b, double e, std::int64_t bytes) {
-    storage::Event ev;
-    ev.rank = rank;
-    ev.step = step;
-    ev.microbatch = mb;
-    ev.layer = layer;
-    ev.seq = seq;
-    ev.kind = kind;
     int index = run_.name_index(name);
     if (index < 0) {
       index = static_cast<int>(run_.names.size());
       run_.names.push_back(name);
     }
-    ev.name = static_cast<std::uint16_t>(index);
-    ev.begin_ns = std::llround(b * kMs);
-    ev.end_ns = std::llround(e * kMs);
-    ev.bytes = bytes;
+    const storage::Event ev{.begin_ns = std::llround(b * kMs),
+                            .end_ns = std::llround(e * kMs),
+                            .bytes = bytes,
+                            .rank = rank,
+                            .step = step,
+                            .microbatch = mb,
+                            .layer = layer,
+                            .seq = seq,
+                            .name = static_cast<std::uint16_t>(index),
+                            .kind = kind};
     run_.events.push_back(ev);
     return *this;
   }

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "stepclock/clock.hpp"
+#include "stepclock/stepclock.hpp"
 
 extern char** environ;
 
@@ -150,13 +151,9 @@ KeyValues rank_provenance() {
 }
 
 KeyValues job_provenance(MPI_Comm comm) {
-  MPI_Comm local = MPI_COMM_NULL;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-  int local_ranks = 1;
-  MPI_Comm_size(local, &local_ranks);
-  MPI_Comm_free(&local);
+  const int local_ranks = host_ranks(comm).size;
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   // The busiest host decides: one oversubscribed host slows the whole job.
   double ranks_per_core = cores > 0 ? static_cast<double>(local_ranks) / cores : 0.0;

@@ -37,17 +37,6 @@ void check_nccl(ncclResult_t rc, const char* what) {
   }
 }
 
-int local_rank() {
-  MPI_Comm local = MPI_COMM_NULL;
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-  int result = 0;
-  MPI_Comm_rank(local, &result);
-  MPI_Comm_free(&local);
-  return result;
-}
-
 struct DtypeInfo {
   DeviceType device;
   cudaDataType_t blas;
@@ -84,7 +73,7 @@ class CudaBackend final : public Backend, private BackendSetup {
           "); the cuda backend never falls back to the CPU: run on a GPU node or use backend "
           "cpu");
     }
-    device_ = local_rank() % devices;
+    device_ = stepclock::host_ranks(MPI_COMM_WORLD).rank % devices;
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
     cudaDeviceProp props{};
     check_cuda(cudaGetDeviceProperties(&props, device_), "cudaGetDeviceProperties");

@@ -18,6 +18,25 @@ inline void check(int status, const char* what) {
   if (status != 0) throw std::runtime_error(std::string(what) + ": " + stepclock_last_error());
 }
 
+// This process's place among the ranks of `comm` on its own host (MPI_COMM_TYPE_SHARED): a
+// workload picks its GPU by `rank`; stepclock's provenance weighs `size` against the host's cores.
+// Collective over `comm`.
+struct HostRanks {
+  int rank = 0;
+  int size = 1;
+};
+inline HostRanks host_ranks(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  HostRanks out;
+  MPI_Comm_rank(local, &out.rank);
+  MPI_Comm_size(local, &out.size);
+  MPI_Comm_free(&local);
+  return out;
+}
+
 // Records [construction, destruction) as one event.
 class ScopedRegion {
  public:
