@@ -104,15 +104,10 @@ CREATE TABLE provenance (
 CREATE TABLE clock_models (
   run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   rank           INTEGER NOT NULL,
-  host           TEXT NOT NULL,
-  ref_ns         INTEGER NOT NULL,
-  offset_ns      REAL NOT NULL,
-  drift_ppm      REAL NOT NULL,
-  uncertainty_ns REAL NOT NULL,
-  start_rtt_ns   REAL NOT NULL,
-  end_rtt_ns     REAL NOT NULL,
-  exchanges      INTEGER NOT NULL,
-  PRIMARY KEY (run_id, rank)
+)sql";
+
+// After the run file's clock_models columns (host .. exchanges), which the store keeps per run.
+constexpr const char* kVersion1AfterClocks = R"sql(  PRIMARY KEY (run_id, rank)
 ) WITHOUT ROWID;
 -- Events carry no run_id, foreign key or index: ingest appends one run's events in a single
 -- INSERT ... SELECT, so they occupy the contiguous rowid range recorded in runs
@@ -256,7 +251,9 @@ void pack_stored_rows(Db& db) {
 
 std::array<std::string, kStoreSchemaVersion> migrations() {
   const std::string columns = kConfigurationColumns1;
-  return {kVersion1Experiments + columns + kVersion1Rest, kVersion2Create + columns + kVersion2Rest,
+  return {kVersion1Experiments + columns + kVersion1Rest +
+              runfile::column_definitions("clock_models", "host") + kVersion1AfterClocks,
+          kVersion2Create + columns + kVersion2Rest,
           runfile::schema_statements("event_kinds") + runfile::schema_statements("event_rows") +
               kVersion3,
           std::string(kVersion4Create) + version4_finish()};

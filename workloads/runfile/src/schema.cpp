@@ -64,4 +64,24 @@ std::string schema_statements(std::string_view name) {
   return out;
 }
 
+std::string column_definitions(std::string_view table, std::string_view first) {
+  const std::string statement = schema_statements(table);
+  const std::size_t begin = statement.find("\n  " + std::string(first) + " ");
+  const std::size_t end = statement.find("\n);");
+  if (begin == std::string::npos || end == std::string::npos || end < begin) {
+    throw std::logic_error("run_file.sql's table " + std::string(table) + " has no column " +
+                           std::string(first));
+  }
+  std::string out;
+  std::size_t at = begin + 1;
+  while (at < end + 1) {
+    std::size_t line_end = statement.find('\n', at);
+    std::string line = statement.substr(at, line_end - at);
+    if (line.back() != ',') line += ',';
+    out += line + "\n";
+    at = line_end + 1;
+  }
+  return out;
+}
+
 }  // namespace runfile

@@ -98,6 +98,10 @@ std::string_view schema_sql();
 // and the INSERTs into it, each ending in ";". Throws std::logic_error for an unknown name.
 // Storage builds its event tables from these, so the store's rows are the run file's.
 std::string schema_statements(std::string_view name);
+// The column definitions of table `table` in run_file.sql from column `first` to the last, a line
+// each, every line ending in a comma: for a table that keeps those columns beside its own (the
+// results store's clock_models). Throws std::logic_error when the table has no such column.
+std::string column_definitions(std::string_view table, std::string_view first);
 
 // The columns of event_rows, in order (the same in the store).
 inline constexpr const char* kEventColumns =
