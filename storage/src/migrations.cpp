@@ -107,6 +107,8 @@ CREATE TABLE clock_models (
 )sql";
 
 // After the run file's clock_models columns (host .. exchanges), which the store keeps per run.
+// A change to those columns in run_file.sql would edit this released migration (the pinned hash
+// refuses it): write today's columns out here literally before making one.
 constexpr const char* kVersion1AfterClocks = R"sql(  PRIMARY KEY (run_id, rank)
 ) WITHOUT ROWID;
 -- Events carry no run_id, foreign key or index: ingest appends one run's events in a single

@@ -1,9 +1,8 @@
 #pragma once
-// A value's spelling (in JSON, the store, a git exit code) kept in one table per enum and read
-// both ways, instead of a switch that names and a chain of ifs that parses.
+// A value's spelling (in JSON, a git exit code, a Perfetto track) kept in one table per enum,
+// beside the enum's other uses, instead of a switch per mapping.
 
 #include <cstddef>
-#include <optional>
 #include <utility>
 
 namespace culprit {
@@ -19,16 +18,6 @@ constexpr Value lookup(const LookupEntry<Key, Value> (&table)[N], const Key& key
     if (k == key) return v;
   }
   return fallback;
-}
-
-// The key whose value is `value` in `table`, if one is.
-template <class Key, class Value, class Probe, std::size_t N>
-constexpr std::optional<Key> reverse_lookup(const LookupEntry<Key, Value> (&table)[N],
-                                            const Probe& value) {
-  for (const auto& [k, v] : table) {
-    if (v == value) return k;
-  }
-  return std::nullopt;
 }
 
 }  // namespace culprit
