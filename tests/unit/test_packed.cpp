@@ -188,6 +188,25 @@ TEST_CASE("the run file's events view holds packed_events_select verbatim") {
   CHECK(view.find(runfile::packed_events_select("event_packs", "")) != std::string::npos);
 }
 
+TEST_CASE("column_definitions: a run-file table's columns from one on, each line with its comma") {
+  CHECK(runfile::column_definitions("clock_models", "end_rtt_ns") ==
+        "  end_rtt_ns     REAL NOT NULL,\n  exchanges      INTEGER NOT NULL,\n");
+  CHECK(runfile::column_definitions("meta", "key") ==
+        "  key   TEXT PRIMARY KEY,\n  value TEXT NOT NULL,\n");
+  CHECK_THROWS_AS(runfile::column_definitions("clock_models", "nope"), std::logic_error);
+  CHECK_THROWS_AS(runfile::column_definitions("clock_models", "rank_"), std::logic_error);
+  CHECK_THROWS_AS(runfile::column_definitions("no_such_table", "rank"), std::logic_error);
+}
+
+TEST_CASE("event kinds read back from their names; an unknown name is compute") {
+  for (int k = 0; k < runfile::kEventKindCount; ++k) {
+    const auto kind = static_cast<runfile::EventKind>(k);
+    CHECK(runfile::parse_event_kind(runfile::event_kind_name(kind)) == kind);
+  }
+  CHECK(std::string(runfile::event_kind_name(runfile::EventKind::kCollective)) == "collective");
+  CHECK(runfile::parse_event_kind("gemm") == runfile::EventKind::kCompute);
+}
+
 TEST_CASE("a schema-3 store written by main's culprit migrates to packs, events unchanged") {
   const std::string path = temp("schema3.db");
   std::ifstream in(CULPRIT_TEST_DATA "/storage/schema3-store.sql");
