@@ -17,6 +17,7 @@
 #include "culprit/importers/input.hpp"
 #include "culprit/importers/kineto.hpp"
 #include "culprit/importers/mapping.hpp"
+#include "culprit/importers/ranks.hpp"
 
 using namespace culprit::importers;
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "culprit/errors.hpp"
-#include "culprit/importers/kineto.hpp"
 #include "culprit/importers/mapping.hpp"
 #include "culprit/importers/nsys.hpp"
+#include "culprit/importers/ranks.hpp"
 
 namespace culprit::importers {
 namespace {
