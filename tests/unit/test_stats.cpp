@@ -16,6 +16,7 @@
 #include "culprit/stats/environment.hpp"
 #include "culprit/stats/mann_whitney.hpp"
 #include "culprit/stats/sampling.hpp"
+#include "culprit/stats/sequential.hpp"
 #include "culprit/stats/summary.hpp"
 
 using namespace culprit::stats;
@@ -397,4 +398,79 @@ TEST_CASE("paired comparison: load common to a pair cancels; exact signed-rank p
   CHECK(small.verdict == culprit::stats::Verdict::kInconclusive);
 
   CHECK_THROWS_AS(culprit::stats::compare_paired(a5, cand, {0.05, 0.02}), culprit::UsageError);
+}
+
+TEST_CASE("look sizes: repetitions, then a block at a time, the cap last") {
+  SamplingPlan plan;
+  plan.repetitions = 5;
+  plan.max_repetitions = 22;
+  CHECK(look_sizes(plan) == std::vector<int>{5, 10, 15, 20, 22});
+  CHECK(static_cast<int>(look_sizes(plan).size()) == planned_looks(plan));
+  plan.repetitions = 3;
+  plan.block = 3;
+  plan.max_repetitions = 9;
+  CHECK(look_sizes(plan) == std::vector<int>{3, 6, 9});
+  CHECK(look_alpha(plan) == doctest::Approx(0.05 / 3));
+  plan.look_level = 0.01;  // a calibrated boundary replaces alpha / looks
+  CHECK(look_alpha(plan) == doctest::Approx(0.01));
+}
+
+TEST_CASE("sequential boundary: one look is the exact test's own level") {
+  // With a single look there is nothing to calibrate: the boundary's critical rank is the
+  // exact one-look test's at two-sided 2 * error.
+  for (const int n : {6, 10, 15}) {
+    const std::vector<int> looks = {n};
+    const SequentialBoundary b = sequential_boundary(looks, 0.025);
+    CHECK(hl_critical_rank_exact(n, n, b.look_level) == hl_critical_rank_exact(n, n, 0.05));
+    CHECK(b.one_sided_error <= 0.025);
+    CHECK(b.simulations == 100000);
+  }
+}
+
+TEST_CASE("sequential boundary: correlated looks get a level well above alpha / looks") {
+  const std::vector<int> looks = {3, 6, 9, 12, 15, 18, 21, 24, 27, 30};
+  const double error = 0.0125;
+  const SequentialBoundary b = sequential_boundary(looks, error);
+  CHECK(b.one_sided_error <= error);
+  CHECK(b.one_sided_error > 0.8 * error);      // the error is spent, not wasted
+  CHECK(b.look_level > 2 * (2 * error / 10));  // Bonferroni: 2 * error / 10 two-sided
+  CHECK(b.look_level < 2 * error);             // but below the one-look level
+  // Deterministic and cached: the same answer again.
+  CHECK(sequential_boundary(looks, error).look_level == b.look_level);
+
+  // Independent check on normal data (another distribution, another generator): the share of
+  // null sequences in which some look's HL lower bound at that level lies above 0.
+  std::mt19937_64 rng(2026);
+  std::normal_distribution<double> noise(100, 3);
+  const int sequences = 4000;
+  int rejected = 0;
+  for (int s = 0; s < sequences; ++s) {
+    std::vector<double> a;
+    std::vector<double> c;
+    for (const int n : looks) {
+      while (static_cast<int>(a.size()) < n) {
+        a.push_back(noise(rng));
+        c.push_back(noise(rng));
+      }
+      const int k = hl_critical_rank_exact(n, n, b.look_level);
+      if (k >= 1 && hodges_lehmann(a, c, k).lo > 0) {
+        ++rejected;
+        break;
+      }
+    }
+  }
+  const double standard_error = std::sqrt(error * (1 - error) / sequences);
+  CHECK(static_cast<double>(rejected) / sequences <= error + 3 * standard_error);
+  CHECK(static_cast<double>(rejected) / sequences >= error - 4 * standard_error);
+}
+
+TEST_CASE("sequential boundary: bad looks and errors are usage errors") {
+  const std::vector<int> none;
+  const std::vector<int> unordered = {6, 3};
+  const std::vector<int> ok = {3, 6};
+  CHECK_THROWS_WITH_AS(sequential_boundary(none, 0.01),
+                       doctest::Contains("looks of increasing runs per side"), culprit::UsageError);
+  CHECK_THROWS_AS(sequential_boundary(unordered, 0.01), culprit::UsageError);
+  CHECK_THROWS_WITH_AS(sequential_boundary(ok, 0.5), doctest::Contains("(0, 0.5)"),
+                       culprit::UsageError);
 }

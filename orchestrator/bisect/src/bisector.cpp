@@ -15,6 +15,7 @@
 #include "culprit/errors.hpp"
 #include "culprit/stats/change_point.hpp"
 #include "culprit/stats/mann_whitney.hpp"
+#include "culprit/stats/sequential.hpp"
 #include "culprit/stats/summary.hpp"
 
 namespace culprit::bisect {
@@ -61,14 +62,19 @@ namespace {
 constexpr int kTopCandidates = 5;
 constexpr int kConfirmations = 2;       // confirmations of one pair before ending inconclusive
 constexpr int kDriftWindow = 3;         // runs either side in time that estimate a run's drift
-constexpr int kFirstPosteriorLook = 5;  // endpoint runs each before the posterior may decide
+constexpr int kFirstPosteriorLook = 3;  // endpoint runs each before the posterior may decide
 // Posterior mass of an adjacent pair at which its confirmation starts: the pair's runs made
 // from then on are fresh for it (they did not choose it) and serve the posterior too.
-constexpr double kLockMass = 0.8;
+constexpr double kLockMass = 0.6;
+// The endpoints' go rule (posterior_goes): the no-step model's most, and the two-sided level of
+// the paired CI that must lie above 0.
+constexpr double kGoNoStep = 0.2;
+constexpr double kGoLevel = 0.2;
 // The posterior a locked pair must hold for its looks and to be found: 1 - alpha / this.
 constexpr double kHoldDivisor = 10;
-// The confirmation's error level over its planned looks: alpha / this.
-constexpr double kConfirmDivisor = 2;
+// Fresh runs per side between the confirmation's looks: small blocks stop a clear pair early,
+// and the calibrated boundary makes extra looks cheap (they share most of their runs).
+constexpr int kConfirmBlock = 3;
 
 void check_options(const Options& options) {
   if (options.repetitions < 1 || options.max_repetitions < options.repetitions) {
@@ -89,7 +95,8 @@ class Bisection {
         runs_(versions.size()),
         untestable_(versions.size(), false),
         blocks_(versions.size()),
-        rng_(options.seed) {
+        rng_(options.seed),
+        confirmation_(make_confirmation_plan(options)) {
     result_.versions = versions;
     result_.noise.max_repetitions = options.max_repetitions;
   }
@@ -127,7 +134,10 @@ class Bisection {
         previous = -1;
         auto [it, first] = locks_.try_emplace(std::pair{a, b});
         if (first) {
-          it->second = Lock{a, b, block_clock_, 0, 0, false, 0, {}};
+          it->second.lo = a;
+          it->second.hi = b;
+          it->second.after = block_clock_;
+          it->second.plan = lock_plan(++confirmations_);
           spdlog::info(
               "bisect: {} .. {} holds {:.3f} of the posterior: confirming it on fresh runs",
               name(a), name(b), mass);
@@ -244,15 +254,17 @@ class Bisection {
     return c.has_ci && c.relative_lo > 0 && c.relative_hi >= options_.margin;
   }
 
-  // The sequential rule on the endpoints: the no-step model holds at most alpha and the step
-  // it sees is of practical size.
+  // The sequential rule on the endpoints: the no-step model holds at most kGoNoStep and the
+  // step it sees is of practical size. A liberal rule: a false start costs runs, never a
+  // culprit (only a confirmation on fresh runs finds one, and the search ends "not
+  // reproduced" when every run denies the step).
   bool posterior_goes(int baseline, int candidate) const {
     const stats::ChangePointPosterior post = posterior();
-    if (post.no_step > options_.alpha) return false;
+    if (post.no_step > kGoNoStep) return false;
     // And the paired CI above 0 and not wholly below the margin: load common to a pair cancels
     // in its ratio, not in the posterior over two versions, so a load spike alone cannot start
     // the search.
-    return paired_step(baseline, candidate, options_.alpha);
+    return paired_step(baseline, candidate, kGoLevel);
   }
 
   stats::ChangePointPosterior posterior() const {
@@ -586,21 +598,30 @@ class Bisection {
     result_.no_step_probability = post.no_step;
   }
 
-  // The confirmation's plan: unpaired Hodges–Lehmann / Mann–Whitney at alpha / 4 over its
-  // looks, the first look at least where the exact CI can exclude 0 (2 / C(2n, n) <= the look's
-  // one-sided level), then blocks of `repetitions` up to max_repetitions.
-  stats::SamplingPlan confirmation_plan() const {
-    stats::SamplingPlan plan = sampling_plan(options_);
-    plan.alpha = options_.alpha / kConfirmDivisor;
-    plan.block = options_.block > 0 ? options_.block : options_.repetitions;
-    plan.max_repetitions = options_.max_repetitions;
-    for (int n = 2; n < options_.max_repetitions; ++n) {
-      plan.repetitions = n;
-      double pairs = 1;  // C(2n, n)
-      for (int i = 1; i <= n; ++i) pairs = pairs * (n + i) / i;
-      if (2 / pairs <= stats::look_alpha(plan) / 2) return plan;
-    }
-    plan.repetitions = options_.max_repetitions;
+  // The confirmation's plan: unpaired Hodges–Lehmann / Mann–Whitney on fresh runs, a look
+  // every kConfirmBlock runs per side up to max_repetitions, every look at the level of the
+  // calibrated group-sequential boundary whose one-sided error over all looks is alpha / 2
+  // (looks too small for a CI spend none of it). A failed search's endpoints are re-judged on
+  // it; each locked pair gets a share of it (lock_plan).
+  static stats::SamplingPlan make_confirmation_plan(const Options& options) {
+    stats::SamplingPlan plan = sampling_plan(options);
+    plan.block = std::min(kConfirmBlock, options.max_repetitions);
+    plan.repetitions = plan.block;
+    plan.max_repetitions = options.max_repetitions;
+    plan.look_level =
+        stats::sequential_boundary(stats::look_sizes(plan), plan.alpha / 2).look_level;
+    return plan;
+  }
+  const stats::SamplingPlan& confirmation_plan() const { return confirmation_; }
+
+  // The plan of a bisection's j-th confirmation: the one-sided error alpha / 2 spent over the
+  // confirmations, 6 / (pi^2 j^2) of it to the j-th (the series sums to 1), so the chance that
+  // any pair without the step is confirmed stays within alpha / 2 however many pairs are tried.
+  stats::SamplingPlan lock_plan(int j) const {
+    stats::SamplingPlan plan = confirmation_;
+    const double share = 6 / (std::numbers::pi * std::numbers::pi * j * j);
+    plan.look_level =
+        stats::sequential_boundary(stats::look_sizes(plan), share * plan.alpha / 2).look_level;
     return plan;
   }
 
@@ -636,6 +657,7 @@ class Bisection {
     bool passed = false;  // a planned look found the pair regressed
     int judged_n = 0;     // fresh runs per side at the last look
     stats::Comparison last;
+    stats::SamplingPlan plan;  // its looks and their level (lock_plan)
   };
   enum class LockState { kRunning, kFound, kRefuted };
 
@@ -653,7 +675,7 @@ class Bisection {
   // said regressed and the posterior holds the pair with 1 - alpha / 10; refuted when the looks are
   // spent (the cap) without a regressed one.
   LockState look_at_lock(Lock& lock, double mass) {
-    const stats::SamplingPlan plan = confirmation_plan();
+    const stats::SamplingPlan& plan = lock.plan;
     if (lock.next_look == 0) lock.next_look = plan.repetitions;
     std::vector<double> lo = fresh_of(lock.lo, lock.after);
     std::vector<double> hi = fresh_of(lock.hi, lock.after);
@@ -771,6 +793,8 @@ class Bisection {
   std::vector<bool> untestable_;
   std::vector<std::vector<long>> blocks_;  // per version, the interleaved block of each run
   std::mt19937_64 rng_;
+  stats::SamplingPlan confirmation_;
+  int confirmations_ = 0;  // pairs locked so far
   long clock_ = 0;
   long block_clock_ = 0;
   std::map<std::pair<int, int>, Lock> locks_;  // per pair: its confirmation so far

@@ -33,7 +33,15 @@ int planned_looks(const SamplingPlan& plan) {
 }
 
 double look_alpha(const SamplingPlan& plan) {
-  return plan.alpha / planned_looks(plan);
+  return plan.look_level > 0 ? plan.look_level : plan.alpha / planned_looks(plan);
+}
+
+std::vector<int> look_sizes(const SamplingPlan& plan) {
+  std::vector<int> sizes;
+  const int cap = std::max(plan.max_repetitions, plan.repetitions);
+  for (int n = plan.repetitions; n < cap; n += block_size(plan)) sizes.push_back(n);
+  sizes.push_back(cap);
+  return sizes;
 }
 
 SamplingDecision decide_sampling(std::span<const double> baseline,

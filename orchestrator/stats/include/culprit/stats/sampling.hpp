@@ -23,12 +23,17 @@ struct SamplingPlan {
   // The runs were made in pairs (baseline[i], candidate[i]) of one interleaved block each:
   // judged by compare_paired (the load of the moment cancels in each pair's ratio).
   bool paired = false;
+  // When > 0, the level of every look instead of alpha / planned_looks: a calibrated
+  // group-sequential boundary (sequential.hpp) for plans whose looks it was computed for.
+  double look_level = 0;
 };
 
 // K = 1 + ceil((max_repetitions - repetitions) / block) (1 when max <= repetitions).
 int planned_looks(const SamplingPlan& plan);
-// alpha / K: every look, the first included, is judged at this level.
+// alpha / K (or plan.look_level when set): every look, the first included, is judged at it.
 double look_alpha(const SamplingPlan& plan);
+// Runs per configuration at each planned look: repetitions, + block ..., max_repetitions.
+std::vector<int> look_sizes(const SamplingPlan& plan);
 // Effective block size (plan.block, or repetitions when block <= 0).
 int block_size(const SamplingPlan& plan);
 
