@@ -22,6 +22,7 @@
 #include "culprit/bisect/git_source.hpp"
 #include "culprit/bisect/versions.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/stats/sequential.hpp"
 
 extern char** environ;
 
@@ -355,6 +356,11 @@ TEST_CASE("judge_pair adds interleaved runs while inconclusive, through one adap
   CHECK(judged.n > o.repetitions);
   CHECK(judged.comparison.verdict == culprit::bisect::Verdict::kRegressed);
   CHECK(judged.comparison.n_baseline == judged.n);
+  // Its looks at the calibrated boundary, alpha / 2 a side: above alpha / K (Bonferroni).
+  const culprit::stats::SamplingPlan plan = culprit::bisect::sampling_plan(o);
+  CHECK(judged.comparison.alpha ==
+        doctest::Approx(culprit::stats::boundary_look_level(plan, o.alpha / 2)));
+  CHECK(judged.comparison.alpha > 1.5 * culprit::stats::look_alpha(plan));
 }
 
 namespace {

@@ -443,16 +443,18 @@ TEST_CASE("sequential boundary: correlated looks get a level well above alpha / 
   std::mt19937_64 rng(2026);
   std::normal_distribution<double> noise(100, 3);
   const int sequences = 4000;
+  std::vector<int> ranks;  // each look's critical rank at the boundary's level
+  for (const int n : looks) ranks.push_back(hl_critical_rank_exact(n, n, b.look_level));
   int rejected = 0;
   for (int s = 0; s < sequences; ++s) {
     std::vector<double> a;
     std::vector<double> c;
-    for (const int n : looks) {
-      while (static_cast<int>(a.size()) < n) {
+    for (std::size_t l = 0; l < looks.size(); ++l) {
+      while (static_cast<int>(a.size()) < looks[l]) {
         a.push_back(noise(rng));
         c.push_back(noise(rng));
       }
-      const int k = hl_critical_rank_exact(n, n, b.look_level);
+      const int k = ranks[l];
       if (k >= 1 && hodges_lehmann(a, c, k).lo > 0) {
         ++rejected;
         break;
@@ -473,4 +475,16 @@ TEST_CASE("sequential boundary: bad looks and errors are usage errors") {
   CHECK_THROWS_AS(sequential_boundary(unordered, 0.01), culprit::UsageError);
   CHECK_THROWS_WITH_AS(sequential_boundary(ok, 0.5), doctest::Contains("(0, 0.5)"),
                        culprit::UsageError);
+}
+
+TEST_CASE("boundary look level: the plan's looks while judged exactly, else Bonferroni's 0") {
+  SamplingPlan plan;
+  plan.repetitions = 5;
+  plan.max_repetitions = 30;
+  const std::vector<int> looks = look_sizes(plan);
+  CHECK(boundary_look_level(plan, 0.025) == sequential_boundary(looks, 0.025).look_level);
+  plan.max_repetitions = 60;  // 3600 pairs > exact_max_pairs: compare goes normal
+  CHECK(boundary_look_level(plan, 0.025) == 0);
+  plan.look_level = boundary_look_level(plan, 0.025);
+  CHECK(look_alpha(plan) == doctest::Approx(0.05 / planned_looks(plan)));
 }

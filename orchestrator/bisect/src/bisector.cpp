@@ -608,8 +608,7 @@ class Bisection {
     plan.block = std::min(kConfirmBlock, options.max_repetitions);
     plan.repetitions = plan.block;
     plan.max_repetitions = options.max_repetitions;
-    plan.look_level =
-        stats::sequential_boundary(stats::look_sizes(plan), plan.alpha / 2).look_level;
+    plan.look_level = stats::boundary_look_level(plan, plan.alpha / 2);
     return plan;
   }
   const stats::SamplingPlan& confirmation_plan() const { return confirmation_; }
@@ -620,8 +619,9 @@ class Bisection {
   stats::SamplingPlan lock_plan(int j) const {
     stats::SamplingPlan plan = confirmation_;
     const double share = 6 / (std::numbers::pi * std::numbers::pi * j * j);
-    plan.look_level =
-        stats::sequential_boundary(stats::look_sizes(plan), share * plan.alpha / 2).look_level;
+    const double level = stats::boundary_look_level(plan, share * plan.alpha / 2);
+    // Beyond the exact range: Bonferroni over the looks, at the same share.
+    plan.look_level = level > 0 ? level : share * plan.alpha / stats::planned_looks(plan);
     return plan;
   }
 
@@ -818,6 +818,12 @@ Result run_bisection(const std::vector<std::string>& versions, Measurer& measure
 
 PairJudgement judge_pair(Measurer& measurer, int baseline, int candidate, const Options& options) {
   check_options(options);
+  // Every look at the calibrated boundary of its looks, alpha / 2 to each side: the null of
+  // "regressed" (no shift) and of "improved" mirror each other, and so do those of the
+  // equivalence bounds (a shift of +-margin, where the shifted samples are exchangeable), so
+  // each claim's error over all looks stays within alpha / 2 with more power than alpha / K.
+  stats::SamplingPlan plan = sampling_plan(options);
+  plan.look_level = stats::boundary_look_level(plan, options.alpha / 2);
   return stats::sample_adaptively(
       [&](int n) {
         measurer.prefetch({baseline, candidate}, n);
@@ -827,7 +833,7 @@ PairJudgement judge_pair(Measurer& measurer, int baseline, int candidate, const 
         cand.resize(static_cast<std::size_t>(n));
         return PairSamples{std::move(base), std::move(cand)};
       },
-      sampling_plan(options));
+      plan);
 }
 
 }  // namespace culprit::bisect

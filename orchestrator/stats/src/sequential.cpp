@@ -131,4 +131,11 @@ SequentialBoundary sequential_boundary(std::span<const int> looks, double one_si
   return boundary;
 }
 
+double boundary_look_level(const SamplingPlan& plan, double one_sided_error) {
+  const long cap = std::max(plan.max_repetitions, plan.repetitions);
+  if (cap * cap > plan.exact_max_pairs) return 0;
+  const std::vector<int> looks = look_sizes(plan);
+  return sequential_boundary(looks, one_sided_error).look_level;
+}
+
 }  // namespace culprit::stats

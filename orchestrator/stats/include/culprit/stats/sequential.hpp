@@ -10,6 +10,8 @@
 
 #include <span>
 
+#include "culprit/stats/sampling.hpp"
+
 namespace culprit::stats {
 
 struct SequentialBoundary {
@@ -27,5 +29,11 @@ struct SequentialBoundary {
 // per (looks, error): the first call for a plan costs about 0.1 s.
 // Throws culprit::UsageError for empty or unordered looks or an error outside (0, 0.5).
 SequentialBoundary sequential_boundary(std::span<const int> looks, double one_sided_error);
+
+// The level for SamplingPlan::look_level: the boundary of the plan's looks (look_sizes) when
+// every look is judged on the exact distribution (max_repetitions^2 <= exact_max_pairs), else 0
+// (compare then uses the normal approximation, which the boundary was not computed for, and
+// the plan keeps alpha / K).
+double boundary_look_level(const SamplingPlan& plan, double one_sided_error);
 
 }  // namespace culprit::stats
