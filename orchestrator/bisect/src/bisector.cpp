@@ -619,9 +619,7 @@ class Bisection {
   stats::SamplingPlan lock_plan(int j) const {
     stats::SamplingPlan plan = confirmation_;
     const double share = 6 / (std::numbers::pi * std::numbers::pi * j * j);
-    const double level = stats::boundary_look_level(plan, share * plan.alpha / 2);
-    // Beyond the exact range: Bonferroni over the looks, at the same share.
-    plan.look_level = level > 0 ? level : share * plan.alpha / stats::planned_looks(plan);
+    plan.look_level = stats::boundary_look_level(plan, share * plan.alpha / 2);
     return plan;
   }
 

@@ -28,8 +28,7 @@ int block_size(const SamplingPlan& plan) {
 }
 
 int planned_looks(const SamplingPlan& plan) {
-  const int extra = plan.max_repetitions - plan.repetitions;
-  return extra > 0 ? 1 + ceil_div(extra, block_size(plan)) : 1;
+  return static_cast<int>(look_sizes(plan).size());
 }
 
 double look_alpha(const SamplingPlan& plan) {

@@ -132,9 +132,12 @@ SequentialBoundary sequential_boundary(std::span<const int> looks, double one_si
 }
 
 double boundary_look_level(const SamplingPlan& plan, double one_sided_error) {
-  const long cap = std::max(plan.max_repetitions, plan.repetitions);
-  if (cap * cap > plan.exact_max_pairs) return 0;
   const std::vector<int> looks = look_sizes(plan);
+  const long cap = looks.back();
+  if (cap * cap > plan.exact_max_pairs) {
+    require_valid(looks, one_sided_error);
+    return 2 * one_sided_error / static_cast<double>(looks.size());
+  }
   return sequential_boundary(looks, one_sided_error).look_level;
 }
 

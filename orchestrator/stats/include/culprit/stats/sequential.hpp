@@ -33,9 +33,9 @@ struct SequentialBoundary {
 SequentialBoundary sequential_boundary(std::span<const int> looks, double one_sided_error);
 
 // The level for SamplingPlan::look_level: the boundary of the plan's looks (look_sizes) when
-// every look is judged on the exact distribution (max_repetitions^2 <= exact_max_pairs), else 0
-// (compare then uses the normal approximation, which the boundary was not computed for, and
-// the plan keeps alpha / K).
+// every look is judged on the exact distribution (max_repetitions^2 <= exact_max_pairs); else
+// Bonferroni at the same error, 2 * one_sided_error / K (compare then uses the normal
+// approximation, which the boundary was not computed for).
 double boundary_look_level(const SamplingPlan& plan, double one_sided_error);
 
 }  // namespace culprit::stats
