@@ -307,7 +307,8 @@ TEST_CASE("a rank that waited for a CPU as long as it cost is the environment, n
   spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
   storage::RunData run = synthesize(spec);
   REQUIRE(analysis::attribute_run(run).culprit.is_code());
-  // [rank][step] waits for a CPU: rank 2 waited `rank2_ms` in every step, its peers 0.1 ms.
+  // [rank][step] waits for a CPU: rank 2 waited `rank2_ms` in every step, its peers 0.1 ms (while
+  // they waited for rank 2 at the all-reduce: it counts for nothing).
   auto waits = [&](double rank2_ms) {
     std::vector<std::vector<double>> w(4, std::vector<double>(spec.steps, 0.1 * kMs));
     for (double& x : w[2]) x = rank2_ms * kMs;
@@ -318,16 +319,25 @@ TEST_CASE("a rank that waited for a CPU as long as it cost is the environment, n
   REQUIRE(busy.culprit.found);
   CHECK(busy.culprit.rank == 2);
   CHECK_FALSE(busy.culprit.is_code());
-  CHECK(contains_text(busy.culprit.environment, "rank 2 waited for a CPU 40.00 ms per step"));
+  CHECK(contains_text(busy.culprit.environment, "rank 2 waited for a CPU 40.10 ms per step"));
   CHECK(contains_text(busy.culprit.environment, "another process shared its core"));
   // A wait of a fifth of the cost beside it: the code is still the cause.
   run.step_cpu_wait_ns = waits(8.0);
   CHECK(analysis::attribute_run(run).culprit.is_code());
-  // Every rank waited alike (a busy machine, no rank singled out): the code.
-  run.step_cpu_wait_ns = waits(0.1);
-  for (auto& rank : run.step_cpu_wait_ns)
-    for (double& x : rank) x = 40 * kMs;
+  // Every rank waited alike outside the collectives (a busy machine, no rank singled out): the
+  // code. The peers' 80 ms are 40 ms at the all-reduce, waiting for rank 2, and 40 ms besides.
+  run.step_cpu_wait_ns = waits(40.0);
+  for (std::size_t r = 0; r < run.step_cpu_wait_ns.size(); ++r)
+    if (r != 2)
+      for (double& x : run.step_cpu_wait_ns[r]) x = 80 * kMs;
   CHECK(analysis::attribute_run(run).culprit.is_code());
+  // The peers waited for a CPU only while they waited at the all-reduce for rank 2 (spinning
+  // there, they are runnable): that delays nobody and does not cancel rank 2's wait.
+  for (std::size_t r = 0; r < run.step_cpu_wait_ns.size(); ++r)
+    for (double& x : run.step_cpu_wait_ns[r]) x = 40 * kMs;
+  const analysis::RunAttribution spun = analysis::attribute_run(run);
+  CHECK_FALSE(spun.culprit.is_code());
+  CHECK(contains_text(spun.culprit.environment, "outside its waits at collectives"));
   // Not recorded (an import, an older run file): the code, as before.
   run.step_cpu_wait_ns.clear();
   CHECK(analysis::attribute_run(run).culprit.is_code());

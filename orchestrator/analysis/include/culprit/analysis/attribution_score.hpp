@@ -47,7 +47,7 @@ struct ValidationCase {
 struct ValidationControl {
   std::int64_t run_id = 0;
   std::string config;
-  RunCulprit blamed;  // found = a false positive
+  RunCulprit blamed;  // a false positive when it blames the code (is_code)
   double median_step_ms = 0;
 };
 
