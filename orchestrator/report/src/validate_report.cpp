@@ -14,22 +14,6 @@ std::string blamed_text(const analysis::RunCulprit& b) {
   return fmt::format("rank {} {} {:.2f} ms", b.rank, describe_phase(b.phase, b.layer), b.excess_ms);
 }
 
-// "blamed": the run's culprit, or null when nobody was blamed.
-void blamed_json(JsonWriter& json, const analysis::RunCulprit& b) {
-  json.key("blamed");
-  if (!b.found) {
-    json.null();
-    return;
-  }
-  json.begin_object()
-      .field("rank", b.rank)
-      .field("phase", b.phase)
-      .field("layer", b.layer)
-      .field("ms", b.excess_ms)
-      .field_or_null("environment", b.environment)
-      .end_object();
-}
-
 }  // namespace
 
 std::string validate_json(const analysis::Scorecard& card) {
@@ -45,7 +29,18 @@ std::string validate_json(const analysis::Scorecard& card) {
         .field("layer", c.injected.layer)
         .field("ms", c.injected.ms)
         .end_object();
-    blamed_json(json, c.blamed);
+    json.key("blamed");
+    if (c.blamed.found) {
+      json.begin_object()
+          .field("rank", c.blamed.rank)
+          .field("phase", c.blamed.phase)
+          .field("layer", c.blamed.layer)
+          .field("ms", c.blamed.excess_ms)
+          .field_or_null("environment", c.blamed.environment)
+          .end_object();
+    } else {
+      json.null();
+    }
     json.field("hit", c.hit).field("median_step_ms", c.median_step_ms).end_object();
   }
   json.end_array();
@@ -57,11 +52,12 @@ std::string validate_json(const analysis::Scorecard& card) {
       .field("environment_controls", card.environment_controls)
       .field("control_median_ms", card.control_median_ms)
       .field("unscored", card.unscored);
-  // Each control with what it was blamed for: a false positive names its rank and phase.
+  // Each control with what it was blamed for (attribute's run culprit): a false positive names
+  // its rank and phase.
   json.key("control_runs").begin_array();
   for (const analysis::ValidationControl& c : card.controls) {
-    json.begin_object().field("run", c.run_id).field("config", c.config);
-    blamed_json(json, c.blamed);
+    json.begin_object().field("run", c.run_id).field("config", c.config).key("blamed");
+    write_run_culprit(json, c.blamed);
     json.field("false_positive", c.blamed.is_code())
         .field("median_step_ms", c.median_step_ms)
         .end_object();
