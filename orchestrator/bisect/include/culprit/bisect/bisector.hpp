@@ -3,9 +3,10 @@
 // posterior or the paired verdict starts the search), then keep a posterior over where the step
 // lies (stats/change_point.hpp) from every run measured so far, measure next the version that
 // splits the posterior mass best, interleaved with fresh runs of the current bracket's ends;
-// once an adjacent pair holds 0.8 its blocks are runs of both, fresh for it, and it is found
+// once an adjacent pair holds 0.6 its blocks are runs of both, fresh for it, and it is found
 // when a planned look of the Hodges–Lehmann / Mann–Whitney verdict on its first n fresh runs is
-// regressed (at alpha / 2 over its looks) while the posterior holds it with >= 1 - alpha / 10.
+// regressed (at the calibrated boundary of its looks, its share of the one-sided alpha / 2 the
+// bisection spends over its locks) while the posterior holds it with >= 1 - alpha / 10.
 // Untestable versions are skipped; a second step is reported.
 
 #include <cstdint>
