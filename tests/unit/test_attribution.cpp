@@ -337,10 +337,33 @@ TEST_CASE("a rank that waited for a CPU as long as it cost is the environment, n
     for (double& x : run.step_cpu_wait_ns[r]) x = 40 * kMs;
   const analysis::RunAttribution spun = analysis::attribute_run(run);
   CHECK_FALSE(spun.culprit.is_code());
-  CHECK(contains_text(spun.culprit.environment, "outside its waits at collectives"));
+  CHECK(contains_text(spun.culprit.environment, "beyond its idle waits at collectives"));
   // Not recorded (an import, an older run file): the code, as before.
   run.step_cpu_wait_ns.clear();
   CHECK(analysis::attribute_run(run).culprit.is_code());
+}
+
+TEST_CASE("idle waits at collectives: blocked before the last arrival, not computing, not after") {
+  // Three ranks, one all-reduce that completes at 19.8 ms; rank 1 arrives last, at 15 ms.
+  // Rank 0 computes 5 ms, then blocks: 10 ms idle before rank 1 arrives (its 4.8 ms after,
+  // the transfer, are not idle: a rank parked then delays everyone). Rank 2 calls at 5 ms too
+  // but computes "data" from 5 to 12 ms beside the pending all-reduce (a nested "copy" inside
+  // counts once): 3 ms idle. Rank 1, the last arriver: none.
+  culprit::testing::RunBuilder b(3);
+  b.phase(0, 0, 0, 0, "layer0", 0, 5).collective(0, 0, 0, 5, 19.8).step(0, 0, 0, 20);
+  b.phase(1, 0, 0, 0, "layer0", 0, 15).collective(1, 0, 0, 15, 19.8).step(1, 0, 0, 20);
+  b.phase(2, 0, 0, 0, "layer0", 0, 5).collective(2, 0, 0, 5, 19.8);
+  b.phase(2, 0, 0, -1, "data", 5, 12).phase(2, 0, 0, -1, "copy", 6, 8).step(2, 0, 0, 20);
+  const storage::RunData run = b.build();
+  const analysis::Timeline t = analysis::build_timeline(run);
+  const std::vector<std::vector<double>> idle =
+      analysis::idle_wait_ns_by_step(t, analysis::time_collectives(t));
+  REQUIRE(idle.size() == 3);
+  REQUIRE(idle[0].size() == 1);
+  REQUIRE(idle[2].size() == 1);
+  CHECK(idle[0][0] == doctest::Approx(10 * kMs));
+  CHECK(idle[1].empty());
+  CHECK(idle[2][0] == doctest::Approx(3 * kMs));
 }
 
 TEST_CASE("a partial import cannot decide at collectives whose members were not imported") {

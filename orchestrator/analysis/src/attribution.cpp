@@ -141,49 +141,31 @@ Symptom symptom_of(const std::vector<StepAttribution>& steps, const RunCulprit& 
   return symptom;
 }
 
-// Per rank and step: how long the rank waited at collectives for the last arriver (the sum of
-// its wait_r over the step's collectives). A rank spinning in a collective is runnable, so the
-// scheduler may count that time as a wait for a CPU, but it delays nobody: it was idle anyway.
-std::vector<std::vector<double>> collective_wait_by_step(
-    const std::vector<CollectiveTiming>& collectives, int ranks) {
-  std::vector<std::vector<double>> result(static_cast<std::size_t>(std::max(ranks, 0)));
-  for (const CollectiveTiming& c : collectives) {
-    if (c.step < 0) continue;
-    for (std::size_t r = 0; r < c.wait_ns.size() && r < result.size(); ++r) {
-      if (std::isnan(c.wait_ns[r])) continue;
-      auto& w = result[r];
-      if (static_cast<std::size_t>(c.step) >= w.size())
-        w.resize(static_cast<std::size_t>(c.step) + 1, 0.0);
-      w[static_cast<std::size_t>(c.step)] += c.wait_ns[r];
-    }
-  }
-  return result;
-}
-
 // Whether the culprit rank's cost is mostly time it spent waiting for a CPU beyond what its
 // peers waited, in the very steps it was blamed for: then the straggler is the machine (another
 // process on its core), not the code. Cost per step: the what-if saving (the step replayed
 // with the rank at the peers' median), else its excess in the blamed phase. A rank's CPU wait
-// counts only beyond the time it waited at collectives: on a loaded machine the peer that
-// spins in the all-reduce while the straggler is parked behind another process waits for a CPU
-// too, and that wait must not cancel the straggler's (a hog on each rank's core: 2 of 3
+// counts only beyond its idle wait at collectives (idle_wait_ns_by_step): on a loaded machine the
+// peer that spins in the all-reduce while the straggler is parked behind another process waits for
+// a CPU too, and that wait must not cancel the straggler's (a hog on each rank's core: 5 of 9
 // controls blamed as code before).
-std::string environment_of(const storage::RunData& run, const RunAttribution& a,
-                           const std::vector<CollectiveTiming>& collectives) {
+std::string environment_of(const Timeline& timeline,
+                           const std::vector<CollectiveTiming>& collectives,
+                           const RunAttribution& a) {
+  const storage::RunData& run = *timeline.run;
   const RunCulprit& culprit = a.culprit;
   const auto& wait = run.step_cpu_wait_ns;
   const auto r = static_cast<std::size_t>(culprit.rank);
   if (culprit.rank < 0 || r >= wait.size() || wait[r].empty()) return {};
-  const std::vector<std::vector<double>> idle =
-      collective_wait_by_step(collectives, static_cast<int>(wait.size()));
+  const std::vector<std::vector<double>> idle = idle_wait_ns_by_step(timeline, collectives);
   // The CPU wait that could have delayed `rank` in `step`; NaN where it was not recorded.
   auto at = [&](std::size_t rank, int step) {
     const auto& w = wait[rank];
     if (step < 0 || static_cast<std::size_t>(step) >= w.size()) return kNaN;
     const auto s = static_cast<std::size_t>(step);
     if (std::isnan(w[s])) return kNaN;
-    const double spun = s < idle[rank].size() ? idle[rank][s] : 0.0;
-    return std::max(0.0, w[s] - spun);
+    const double idle_ns = rank < idle.size() && s < idle[rank].size() ? idle[rank][s] : 0.0;
+    return std::max(0.0, w[s] - idle_ns);
   };
   std::vector<double> excess_wait, cost, own_wait;
   for (const StepAttribution& s : a.steps) {
@@ -208,10 +190,9 @@ std::string environment_of(const storage::RunData& run, const RunAttribution& a,
   if (!(costs > 0) || waited < 0.5 * costs || waited < 0.01 * a.median_step_ms) return {};
   return fmt::format(
       "in the steps it was blamed for, rank {} waited for a CPU {:.2f} ms per step more than its "
-      "peers ({:.2f} ms in all, outside its waits at collectives), {:.0f} % of the {:.2f} ms it "
-      "cost - another process shared its "
-      "core; this is the environment, not the code (bind the ranks away from other work, or use "
-      "a quieter machine, and measure again)",
+      "peers ({:.2f} ms in all, beyond its idle waits at collectives), {:.0f} % of the {:.2f} ms "
+      "it cost - another process shared its core; this is the environment, not the code (bind "
+      "the ranks away from other work, or use a quieter machine, and measure again)",
       culprit.rank, waited, median_inplace(own_wait), 100 * std::min(1.0, waited / costs), costs);
 }
 
@@ -344,7 +325,8 @@ RunAttribution attribute_run(const storage::RunData& run, const AttributionOptio
         result.steps[s].whatif_ms = result.what_if.step_ms[s];
     }
   }
-  if (result.culprit.found) result.culprit.environment = environment_of(run, result, collectives);
+  if (result.culprit.found)
+    result.culprit.environment = environment_of(timeline, collectives, result);
   result.activity = sampled_activity(timeline, options.sample_period_s);
 
   for (std::size_t r = 0; r < timeline.alignment.size(); ++r) {

@@ -50,4 +50,47 @@ std::vector<CollectiveTiming> time_collectives(const Timeline& timeline) {
   return result;
 }
 
+std::vector<std::vector<double>> idle_wait_ns_by_step(
+    const Timeline& timeline, const std::vector<CollectiveTiming>& collectives) {
+  const auto ranks = static_cast<std::size_t>(std::max(timeline.ranks(), 0));
+  // Per rank, its phases merged into disjoint intervals in time order (by_begin is sorted).
+  std::vector<std::vector<std::pair<double, double>>> busy(ranks);
+  for (std::size_t r = 0; r < ranks && r < timeline.by_begin.size(); ++r) {
+    auto& merged = busy[r];
+    for (const EventIndex e : timeline.by_begin[r]) {
+      const storage::EventKind kind = timeline.event(e).kind;
+      if (kind != storage::EventKind::kCompute && kind != storage::EventKind::kHost) continue;
+      const auto i = static_cast<std::size_t>(e);
+      const double b = timeline.begin_ns[i];
+      const double end = timeline.end_ns[i];
+      if (!merged.empty() && b <= merged.back().second) {
+        merged.back().second = std::max(merged.back().second, end);
+      } else {
+        merged.emplace_back(b, end);
+      }
+    }
+  }
+  std::vector<std::vector<double>> idle(ranks);
+  for (const CollectiveTiming& c : collectives) {
+    if (c.step < 0) continue;
+    const auto step = static_cast<std::size_t>(c.step);
+    for (std::size_t r = 0; r < ranks && r < c.arrival_ns.size(); ++r) {
+      const double lo = c.arrival_ns[r];
+      const double hi = c.last_arrival_ns;
+      if (!(hi > lo)) continue;  // the last arriver, or not recorded (NaN)
+      // The part of [lo, hi) that the rank's phases cover.
+      const auto& merged = busy[r];
+      auto it =
+          std::lower_bound(merged.begin(), merged.end(), lo,
+                           [](const auto& interval, double t) { return interval.second <= t; });
+      double covered = 0;
+      for (; it != merged.end() && it->first < hi; ++it)
+        covered += std::min(hi, it->second) - std::max(lo, it->first);
+      if (idle[r].size() <= step) idle[r].resize(step + 1, 0.0);
+      idle[r][step] += std::max(0.0, hi - lo - covered);
+    }
+  }
+  return idle;
+}
+
 }  // namespace culprit::analysis

@@ -31,4 +31,14 @@ struct CollectiveTiming : CollectiveId {
 // One entry per Timeline::collectives entry, same order.
 std::vector<CollectiveTiming> time_collectives(const Timeline& timeline);
 
+// Per rank and step (index = step number): how long the rank waited at the step's collectives
+// for the last arriver (wait_r) with no phase of its own running (compute or host events, merged
+// as intervals on the aligned clock). A rank blocked in a collective until the last rank arrives
+// is idle: spinning there, it is runnable, so the scheduler may count its time behind another
+// process as a wait for a CPU, but that wait delays nobody. A rank that computes while its
+// collective is pending (DDP's asynchronous buckets) is not idle; nor is anyone after the last
+// arrival (the transfer: a rank parked then delays the completion for all).
+std::vector<std::vector<double>> idle_wait_ns_by_step(
+    const Timeline& timeline, const std::vector<CollectiveTiming>& collectives);
+
 }  // namespace culprit::analysis
