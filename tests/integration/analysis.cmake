@@ -25,11 +25,6 @@ if(Python3_Interpreter_FOUND)
     ARGS ${_analysis_args} ${_analysis_work}/small_world_mpirun_busy_core
          small-world-mpirun-2.toml
     TIMEOUT 240 PROPERTIES RESOURCE_LOCK mpi ENVIRONMENT CULPRIT_BUSY_CORE=1)
-  culprit_integration_test(analysis.small_world_mpirun_both_cores_busy
-    ${_analysis_scripts}/small_world.sh
-    ARGS ${_analysis_args} ${_analysis_work}/small_world_mpirun_both_cores_busy
-         small-world-mpirun-2.toml
-    TIMEOUT 240 PROPERTIES RESOURCE_LOCK mpi ENVIRONMENT CULPRIT_BUSY_CORE=2)
 else()
   message(STATUS "culprit: python3 not found: analysis integration tests disabled")
 endif()

@@ -13,10 +13,13 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 # tests must pass on). The manifest binds each rank to a core, so the rank on core 0 shares it
 # with the hog: a control may then show it slower, and must label it the environment (its
 # thread waited for a CPU in the steps it was blamed for), never blame the code.
-# CULPRIT_BUSY_CORE=2: besides, a process busy half the time (4 ms on, 4 ms off) shares core 1,
-# so each rank is parked behind another process in turn while its peer spins in the all-reduce
-# (the spinning peer's wait for a CPU delays nobody and must not cancel the straggler's; before
-# that was so, 5 of 9 controls were blamed as code under this load).
+# CULPRIT_BUSY_CORE=2 (by hand, not in CTest): besides, a process busy half the time (4 ms on,
+# 4 ms off) shares core 1, so each rank is parked behind another process in turn while its peer
+# spins in the all-reduce (the spinning peer's wait for a CPU delays nobody and must not cancel
+# the straggler's; before that was so, 5 of 9 controls were blamed as code under this load). Not
+# a CTest test: with one more process on core 0 (a loaded CI machine) both ranks wait 10-40 ms
+# of 30-80 ms steps, and no per-rank check can tell which one the load delayed (1 control of 3
+# blamed as code, measured).
 hogs=()
 trap 'kill "${hogs[@]}" 2>/dev/null || true' EXIT
 if [[ ${CULPRIT_BUSY_CORE:-0} -ge 1 ]]; then
