@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -480,4 +481,55 @@ TEST_CASE("a model file with an unknown key or a wrong type makes the commit unt
   CHECK_THROWS_AS(culprit::bisect::read_model_file((dir / "missing.toml").string()),
                   culprit::bisect::Untestable);
   fs::remove_all(dir);
+}
+
+TEST_CASE("while the posterior doubts the step, the search's end runs go to the first and last") {
+  // The last version's first runs are slow (a load spike while the endpoints were measured);
+  // its later runs and every other version sit at the good level. Once midpoints and fresh runs
+  // make the step doubtful, each block's end run goes to v0 or v15 (whose levels tell whether
+  // there is a step at all), not to the bracket's ends near the posterior median.
+  class Recording : public FakeVersions {
+   public:
+    using FakeVersions::FakeVersions;
+    std::vector<double> samples(int index, int min_n) override {
+      calls.push_back(index);
+      return FakeVersions::samples(index, min_n);
+    }
+    std::vector<int> calls;
+  };
+  Recording fake(levels(16, {}), 0.01, 3);
+  std::vector<double> last(30, 100.0);
+  for (int i = 0; i < 30; ++i) {
+    last[static_cast<std::size_t>(i)] = (i < 5 ? 108.0 : 100.0) + 0.3 * (i % 3);
+  }
+  fake.overrides[15] = last;
+  Options o = options();
+  o.max_repetitions = 30;
+  const Result r = run_bisection(names(16), fake, o);
+  CAPTURE(r.message);
+  // Runs of v0 made between the search's first and last midpoint run: end runs of the search,
+  // not the endpoints' phase or the final re-judgement of the endpoints. (25 here; with the
+  // bracket's ends alone, 5.)
+  const auto middle = [](int v) { return v != 0 && v != 15; };
+  const auto first = std::find_if(fake.calls.begin(), fake.calls.end(), middle);
+  const auto last_middle = std::find_if(fake.calls.rbegin(), fake.calls.rend(), middle).base();
+  REQUIRE(first < last_middle);
+  CHECK(std::count(first, last_middle, 0) >= 15);
+  CHECK(r.status == Status::kNotReproduced);
+}
+
+TEST_CASE("above 50 runs a side, the confirmation keeps its calibrated boundary") {
+  // With max_repetitions 60 the confirmation's 20 looks (3, 6, ... 60) use exact ranks, as its
+  // simulated boundary does: the 15 % step of "the confirmation judges fresh unpaired runs"
+  // passes at 6 + 6 fresh runs. At
+  // alpha / K each (the fallback without exact ranks) its first passing look was 9 + 9.
+  FakeVersions fake(levels(16, {{9, 1.15}}), 0.01);
+  Options o = options();
+  o.max_repetitions = 60;
+  const Result r = run_bisection(names(16), fake, o);
+  REQUIRE(r.status == Status::kFound);
+  CHECK(r.first_bad == 9);
+  const auto& verify = r.steps.back();
+  REQUIRE(verify.kind == culprit::bisect::Step::Kind::kVerify);
+  CHECK(verify.n == 6);
 }

@@ -75,6 +75,10 @@ constexpr double kHoldDivisor = 10;
 // Fresh runs per side between the confirmation's looks: small blocks stop a clear pair early,
 // and the calibrated boundary makes extra looks cheap (they share most of their runs).
 constexpr int kConfirmBlock = 3;
+// Runs per side up to which the confirmation's looks use exact critical ranks, so that its
+// calibrated boundary holds for caps above the 50 x 50 of stats' default (beyond it, the looks
+// fall back to alpha / K each). The boundary's simulation grows with its square: ~1 s at 80.
+constexpr long kExactConfirmRuns = 80;
 
 void check_options(const Options& options) {
   if (options.repetitions < 1 || options.max_repetitions < options.repetitions) {
@@ -315,21 +319,26 @@ class Bisection {
       return PairSamples{std::move(lo), std::move(hi)};
     };
     const stats::Comparison again = stats::sample_adaptively(at, plan).comparison;
-    // Regressed, or still leaning to a step of practical size that the posterior over every
-    // run holds with 1 - alpha (the endpoints' go rule): the step is not ruled out.
-    if (again.verdict == Verdict::kRegressed ||
+    // The step is not ruled out when the fresh runs say regressed and the posterior over every
+    // run no longer doubts the step (the no-step model at most kGoNoStep, the endpoints' go
+    // rule), or they still lean to a step of practical size that the posterior holds with
+    // 1 - alpha. (A fresh "regressed" alone, an alpha / 2 event without a step, ended 1 of 500
+    // A/A bisections inconclusive with the no-step model at 0.28.)
+    const double no_step = posterior().no_step;
+    if ((again.verdict == Verdict::kRegressed && no_step <= kGoNoStep) ||
         (again.verdict == Verdict::kInconclusive && again.relative >= options_.margin &&
-         posterior().no_step <= options_.alpha)) {
+         no_step <= options_.alpha)) {
       return false;
     }
     set_range(0, last);
     result_.shift = again;
     result_.status = Status::kNotReproduced;
     result_.message = fmt::format(
-        "the search found no pair holding the step, and the endpoints on {} and {} runs made "
-        "since it began are {} ({:+.1f} %): no regression reproduced",
+        "the search found no pair holding the step, the endpoints on {} and {} runs made since "
+        "it began are {} ({:+.1f} %), and the posterior over all {} runs gives the no-step model "
+        "{:.3f}: no regression reproduced",
         again.n_baseline, again.n_candidate, stats::verdict_name(again.verdict),
-        100 * again.relative);
+        100 * again.relative, total_runs(), no_step);
     return true;
   }
 
@@ -536,9 +545,12 @@ class Bisection {
   }
 
   // One block: a run of `v` and a fresh run of one end of the bracket (alternating), in a
-  // seeded order, so a load spike or drift hits both.
+  // seeded order, so a load spike or drift hits both. While the step itself is in doubt (the
+  // no-step model above kGoNoStep, where the endpoints' go rule stands), the ends are the first
+  // and the last version instead: the levels far from the step tell whether there is one, where
+  // the bracket's ends, near it, mix up its size with its place.
   void measure_round(int v, const stats::ChangePointPosterior& post) {
-    const auto [lo, hi] = bracket(post);
+    const auto [lo, hi] = post.no_step > kGoNoStep ? std::pair{0, count() - 1} : bracket(post);
     std::vector<int> block = {v};
     for (int end : (round_ % 2 == 0) ? std::vector<int>{lo, hi} : std::vector<int>{hi, lo}) {
       if (end != v && have(end) < options_.max_repetitions) {
@@ -608,6 +620,8 @@ class Bisection {
     plan.block = std::min(kConfirmBlock, options.max_repetitions);
     plan.repetitions = plan.block;
     plan.max_repetitions = options.max_repetitions;
+    const long exact = std::min<long>(options.max_repetitions, kExactConfirmRuns);
+    plan.exact_max_pairs = std::max(plan.exact_max_pairs, exact * exact);
     plan.look_level = stats::boundary_look_level(plan, plan.alpha / 2);
     return plan;
   }
@@ -689,7 +703,7 @@ class Bisection {
       const auto first = [&](const std::vector<double>& v) {
         return std::vector<double>(v.begin(), v.begin() + lock.next_look);
       };
-      lock.last = stats::compare(first(lo), first(hi), stats::look_alpha(plan), plan.margin);
+      lock.last = stats::compare(first(lo), first(hi), judged_at(plan));
       ++lock.looks;
       lock.passed = lock.last.verdict == Verdict::kRegressed;
       exhausted = !lock.passed && lock.next_look >= plan.max_repetitions;
@@ -710,7 +724,7 @@ class Bisection {
       exhausted = true;
       lo.resize(static_cast<std::size_t>(plan.max_repetitions));
       hi.resize(static_cast<std::size_t>(plan.max_repetitions));
-      lock.last = stats::compare(lo, hi, stats::look_alpha(plan), plan.margin);
+      lock.last = stats::compare(lo, hi, judged_at(plan));
       lock.judged_n = plan.max_repetitions;
     }
     if (exhausted) {
@@ -718,6 +732,16 @@ class Bisection {
       return LockState::kRefuted;
     }
     return LockState::kRunning;
+  }
+
+  // A confirmation look's options: its boundary's level, and exact ranks as far as the
+  // boundary was computed with them.
+  static stats::CompareOptions judged_at(const stats::SamplingPlan& plan) {
+    stats::CompareOptions o;
+    o.alpha = stats::look_alpha(plan);
+    o.margin = plan.margin;
+    o.exact_max_pairs = plan.exact_max_pairs;
+    return o;
   }
 
   // 1 - the posterior mass a locked pair must hold for a look and for "found".

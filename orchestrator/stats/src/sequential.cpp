@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -58,6 +59,19 @@ std::vector<std::vector<int>> simulate_counts(std::span<const int> looks) {
   return counts;
 }
 
+// The counts depend on the looks only: boundaries for several errors over the same looks (a
+// bisection's confirmations, each with its share of alpha) simulate once. Called under
+// sequential_boundary's lock.
+const std::vector<std::vector<int>>& simulated_counts(std::span<const int> looks) {
+  static std::map<std::vector<int>, std::vector<std::vector<int>>> cache;
+  std::vector<int> key(looks.begin(), looks.end());
+  auto found = cache.find(key);
+  if (found == cache.end()) {
+    found = cache.emplace(std::move(key), simulate_counts(looks)).first;
+  }
+  return found->second;
+}
+
 // The level at which look `look` starts rejecting when W = u: the smallest two-sided alpha whose
 // critical rank exceeds u (the inverse of hl_critical_rank_exact).
 struct Event {
@@ -68,6 +82,8 @@ struct Event {
 
 SequentialBoundary compute(std::span<const int> looks, double one_sided_error) {
   std::vector<Event> events;
+  // Per look, the level at which W = u starts rejecting, for the u that can reject at all.
+  std::vector<std::vector<double>> level_at(looks.size());
   for (std::size_t l = 0; l < looks.size(); ++l) {
     const int n = looks[l];
     const std::vector<double> distribution = null_distribution_u_continuous(n, n);
@@ -77,38 +93,46 @@ SequentialBoundary compute(std::span<const int> looks, double one_sided_error) {
       cumulative += distribution[static_cast<std::size_t>(u)];
       if (cumulative > one_sided_error) break;  // one-sided error alone would pass the target
       events.push_back({2 * cumulative, l, u});
+      level_at[l].push_back(2 * cumulative);
     }
   }
   std::stable_sort(events.begin(), events.end(),
                    [](const Event& x, const Event& y) { return x.level < y.level; });
 
-  const std::vector<std::vector<int>> counts = simulate_counts(looks);
-  std::vector<char> rejected(kSimulations, 0);
-  int rejections = 0;
+  // Each simulated sequence is rejected from the lowest level any of its looks rejects at: a
+  // look's critical rank only grows with the level, so the sequences rejected at a level are
+  // those whose lowest level is at most it.
+  const std::vector<std::vector<int>>& counts = simulated_counts(looks);
+  std::vector<double> first_rejected(kSimulations, std::numeric_limits<double>::infinity());
+  for (std::size_t l = 0; l < looks.size(); ++l) {
+    const std::vector<double>& levels = level_at[l];
+    for (int s = 0; s < kSimulations; ++s) {
+      const auto i = static_cast<std::size_t>(s);
+      const auto u = static_cast<std::size_t>(counts[l][i]);
+      if (u < levels.size()) first_rejected[i] = std::min(first_rejected[i], levels[u]);
+    }
+  }
+  std::sort(first_rejected.begin(), first_rejected.end());
   const int allowed = static_cast<int>(one_sided_error * kSimulations);
   SequentialBoundary boundary;
   boundary.simulations = kSimulations;
   // No look can reject below the first event's level: half of it keeps every critical rank 0.
   boundary.look_level = events.empty() ? 2 * one_sided_error : events.front().level / 2;
+  int rejections = 0;
   for (std::size_t e = 0; e < events.size();) {
     // Every event at one level enters together (equal sizes share a distribution); the level
-    // is kept only if the sequences it rejects, added to those rejected below it, fit.
+    // is kept only if the sequences it rejects, with those rejected below it, fit.
     std::size_t end = e;
-    int added = 0;
     while (end < events.size() &&
            events[end].level <= events[e].level * (1 + detail::kLevelTolerance)) {
-      const std::vector<int>& column = counts[events[end].look];
-      for (int s = 0; s < kSimulations; ++s) {
-        const auto i = static_cast<std::size_t>(s);
-        if (!rejected[i] && column[i] == events[end].u) {
-          rejected[i] = 1;
-          ++added;
-        }
-      }
       ++end;
     }
-    if (rejections + added > allowed) break;
-    rejections += added;
+    const double top = events[end - 1].level;
+    const auto rejected =
+        static_cast<int>(std::upper_bound(first_rejected.begin(), first_rejected.end(), top) -
+                         first_rejected.begin());
+    if (rejected > allowed) break;
+    rejections = rejected;
     boundary.look_level = events[e].level;
     e = end;
   }
