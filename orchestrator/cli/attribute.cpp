@@ -23,7 +23,7 @@ struct AttributeArgs {
   double peak_flops = 0;
 };
 
-int attribute(const AttributeArgs& args) {
+void attribute(const AttributeArgs& args) {
   if (args.run_id.has_value() == !args.run_file.empty()) {
     throw UsageError(
         "attribute needs one run: a RUN id from the store (see `culprit runs`) or "
@@ -54,14 +54,13 @@ int attribute(const AttributeArgs& args) {
   }
   const analysis::RunAttribution result = analysis::attribute_run(run, options);
   print(args.common, report::attribution_json(result) + "\n", report::attribution_text(result));
-  return exit_code::kOk;
 }
 
 }  // namespace
 
 void register_attribute(CLI::App& app, Outcome& outcome) {
   const auto [command, args] = add_store_command<AttributeArgs>(
-      app, "attribute",
+      app, outcome, attribute, "attribute",
       "Attribute each step of one run: last arriver, first divergence, delay costs");
   command->add_option("RUN", args->run_id, "Run id in the store (see `culprit runs`)");
   command->add_option("--run-file", args->run_file, "Attribute a run file directly (no store)")
@@ -69,7 +68,6 @@ void register_attribute(CLI::App& app, Outcome& outcome) {
   command->add_option("--peak-flops", args->peak_flops,
                       "Peak FLOP/s per device for MFU (default: the configuration's "
                       "model.peak_flops)");
-  command->callback([&outcome, args = args] { outcome.exit_code = attribute(*args); });
 }
 
 }  // namespace culprit::cli

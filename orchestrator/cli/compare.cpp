@@ -41,7 +41,7 @@ StatsSettings settings_from(const manifest::ExperimentSettings& s, const std::st
   return {s.alpha, s.margin, 1, source, s.repetitions, s.max_repetitions};
 }
 
-int run_compare(const CompareArgs& args) {
+void run_compare(const CompareArgs& args) {
   std::optional<manifest::Manifest> loaded;
   if (!args.manifest.empty()) loaded = manifest::load_manifest(args.manifest);
 
@@ -88,14 +88,14 @@ int run_compare(const CompareArgs& args) {
   } else {
     print(args.common, report::compare_json(result) + "\n", report::compare_text(result, shown));
   }
-  return exit_code::kOk;
 }
 
 }  // namespace
 
 void register_compare(CLI::App& app, Outcome& outcome) {
   const auto [command, args] = add_store_command<CompareArgs>(
-      app, "compare", "Compare median step time of configurations: shift, CI, p-value, verdict");
+      app, outcome, run_compare, "compare",
+      "Compare median step time of configurations: shift, CI, p-value, verdict");
   command->add_option("manifest", args->manifest,
                       "Manifest of the experiment (its name, experiment.db and [stats])");
   command->add_option("--experiment", args->experiment,
@@ -112,7 +112,6 @@ void register_compare(CLI::App& app, Outcome& outcome) {
       ->add_option("--margin", args->margin,
                    "Practical margin on the relative shift (default: stats.margin, 0.02)")
       ->check(CLI::Range(0.0, 10.0));
-  command->callback([&outcome, args = args] { outcome.exit_code = run_compare(*args); });
 }
 
 }  // namespace culprit::cli

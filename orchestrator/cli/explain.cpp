@@ -24,7 +24,7 @@ struct ExplainArgs {
   std::string candidate;
 };
 
-int explain(const ExplainArgs& args) {
+void explain(const ExplainArgs& args) {
   if (!args.baseline.empty() && args.candidate.empty()) {
     throw UsageError(
         "explain takes no configuration (baseline vs every other one) or two: "
@@ -48,19 +48,17 @@ int explain(const ExplainArgs& args) {
       }
     }
   }
-  return exit_code::kOk;
 }
 
 }  // namespace
 
 void register_explain(CLI::App& app, Outcome& outcome) {
   const auto [command, args] = add_store_command<ExplainArgs>(
-      app, "explain",
+      app, outcome, explain, "explain",
       "Explain a median step-time change: components by rank and phase + unclassified");
   add_latest_experiment_option(*command, args->experiment);
   command->add_option("BASELINE", args->baseline, "Baseline configuration label");
   command->add_option("CANDIDATE", args->candidate, "Candidate configuration label");
-  command->callback([&outcome, args = args] { outcome.exit_code = explain(*args); });
 }
 
 }  // namespace culprit::cli

@@ -2,7 +2,6 @@
 #include <string>
 #include <vector>
 
-#include "culprit/common/json.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/import_run.hpp"
 #include "culprit/report/import_report.hpp"
@@ -20,10 +19,9 @@ struct ImportArgs {
   int warmup = 0;
   bool partial = false;
   std::string step_pattern;
-  std::vector<std::string> argv;
 };
 
-int run_import(const ImportArgs& args) {
+void run_import(const ImportArgs& args) {
   if (args.warmup < 0) throw UsageError("--warmup must be 0 or more");
   importers::ImportOptions options;
   options.format = importers::parse_format(args.format);
@@ -34,9 +32,8 @@ int run_import(const ImportArgs& args) {
   if (!args.step_pattern.empty()) options.steps.pattern = args.step_pattern;
   const std::string db = store_path(args.common);
   std::vector<std::string> argv = {"culprit", "import"};
-  argv.insert(argv.end(), args.argv.begin(), args.argv.end());
-  const launch::ImportOutcome outcome = launch::import_into_store(
-      db, args.paths, options, Json(Json::Array(argv.begin(), argv.end())).dump());
+  argv.insert(argv.end(), args.paths.begin(), args.paths.end());
+  const launch::ImportOutcome outcome = launch::import_into_store(db, args.paths, options, argv);
   report::ImportReport r;
   r.run_id = outcome.stored.run_id;
   r.experiment = args.experiment;
@@ -50,14 +47,13 @@ int run_import(const ImportArgs& args) {
     throw RunError("run " + std::to_string(r.run_id) +
                    " was stored as failed: " + outcome.stored.error);
   }
-  return exit_code::kOk;
 }
 
 }  // namespace
 
 void register_import(CLI::App& app, Outcome& outcome) {
   const auto [command, args] = add_store_command<ImportArgs>(
-      app, "import",
+      app, outcome, run_import, "import",
       "Import profiler traces (Kineto, legacy chrome trace, Nsight Systems) as one run");
   command->add_option("PATH", args->paths, "One trace file per rank, or folders of them")
       ->required();
@@ -73,12 +69,6 @@ void register_import(CLI::App& app, Outcome& outcome) {
                     "Accept a subset of the job's ranks (the run is flagged partial)");
   command->add_option("--step-pattern", args->step_pattern,
                       "Regex of the labels that are steps (default ^ProfilerStep#(\\d+)$)");
-  command->callback([&outcome, args = args, command = command] {
-    args->argv.clear();
-    for (const std::string& p : args->paths) args->argv.push_back(p);
-    (void)command;
-    outcome.exit_code = run_import(*args);
-  });
 }
 
 }  // namespace culprit::cli

@@ -33,7 +33,7 @@ struct ReduceArgs {
   int repetitions = 0;  // 0: enough for the control to decide (repetitions_for)
 };
 
-int reduce(const ReduceArgs& args) {
+void reduce(const ReduceArgs& args) {
   const std::string db = store_path(args.common);
   auto store = storage::open_existing_store(db);
   storage::RunData baseline, candidate;
@@ -99,14 +99,13 @@ int reduce(const ReduceArgs& args) {
   write_file(args.output, text);
   print(args.common, report::reduce_summary_json(reduction, args.output),
         report::reduce_summary_text(reduction, args.output));
-  return exit_code::kOk;
 }
 
 }  // namespace
 
 void register_reduce(CLI::App& app, Outcome& outcome) {
   const auto [command, args] = add_store_command<ReduceArgs>(
-      app, "reduce",
+      app, outcome, reduce, "reduce",
       "Write a small controlled experiment (a manifest) that reproduces a regression: a model "
       "calibrated on BASELINE_RUN with the causes blamed in CANDIDATE_RUN injected");
   command
@@ -131,7 +130,6 @@ void register_reduce(CLI::App& app, Outcome& outcome) {
   command->add_option("--name", args->name, "Experiment name (default reduce-BASE-CAND)");
   command->add_option("-o,--output", args->output, "The manifest to write, e.g. repro.toml")
       ->required();
-  command->callback([&outcome, args = args] { outcome.exit_code = reduce(*args); });
 }
 
 }  // namespace culprit::cli

@@ -18,7 +18,7 @@ struct ReportArgs {
   std::string output = "report.html";
 };
 
-int make_report(const ReportArgs& args) {
+void make_report(const ReportArgs& args) {
   auto store = open_existing(args.common);
   report::ReportOptions options;
   options.experiment = args.experiment;
@@ -29,18 +29,16 @@ int make_report(const ReportArgs& args) {
                static_cast<double>(html.size()) / 1e6);
   print(args.common, report::report_written_json(data.experiment, args.output, html.size()),
         report::report_written_text(args.output));
-  return exit_code::kOk;
 }
 
 }  // namespace
 
 void register_report(CLI::App& app, Outcome& outcome) {
   const auto [command, args] = add_store_command<ReportArgs>(
-      app, "report",
+      app, outcome, make_report, "report",
       "Write one self-contained offline HTML report of an experiment (pictures + numbers)");
   add_latest_experiment_option(*command, args->experiment);
   command->add_option("-o,--output", args->output, "The HTML file to write (default: report.html)");
-  command->callback([&outcome, args = args] { outcome.exit_code = make_report(*args); });
 }
 
 }  // namespace culprit::cli

@@ -49,6 +49,18 @@ StoreCommand<Args> add_store_command(CLI::App& app, const std::string& name,
   add_store_options(*c.command, c.args->common);
   return c;
 }
+// The same, with the callback for a subcommand whose work either succeeds (exit 0) or throws
+// (main() turns the error into the exit code): it runs `work` on the parsed options.
+template <class Args>
+StoreCommand<Args> add_store_command(CLI::App& app, Outcome& outcome, void (*work)(const Args&),
+                                     const std::string& name, const std::string& description) {
+  StoreCommand<Args> c = add_store_command<Args>(app, name, description);
+  c.command->callback([&outcome, args = c.args, work] {
+    work(*args);
+    outcome.exit_code = exit_code::kOk;
+  });
+  return c;
+}
 // --experiment NAME, by default the most recent experiment in the store (explain, report).
 void add_latest_experiment_option(CLI::App& command, std::string& experiment);
 // --launcher auto | mpirun | srun (run, bisect).

@@ -26,25 +26,18 @@ constexpr const char* kRunPlaceColumns =
 constexpr const char* kRunJoins =
     " JOIN configurations c ON c.id = r.config_id JOIN experiments e ON e.id = r.experiment_id ";
 
-struct RunPlace {
-  std::string experiment;
-  std::string config;
-  int repetition = 0;
-};
-
-RunPlace read_run_place(const Statement& stmt) {
-  return {stmt.column_text(1),
-          display_label(stmt.column_text(2), stmt.column_int(3) != 0, stmt.column_view(4)),
-          static_cast<int>(stmt.column_int(5))};
+// Fills the place fields (experiment, config, repetition) of a listing row from columns 1-5.
+template <class Row>
+void read_run_place(const Statement& stmt, Row& row) {
+  row.experiment = stmt.column_text(1);
+  row.config = display_label(stmt.column_text(2), stmt.column_int(3) != 0, stmt.column_view(4));
+  row.repetition = static_cast<int>(stmt.column_int(5));
 }
 
 RunSummary read_summary(const Statement& stmt) {
   RunSummary r;
   r.id = stmt.column_int(0);
-  RunPlace place = read_run_place(stmt);
-  r.experiment = std::move(place.experiment);
-  r.config = std::move(place.config);
-  r.repetition = place.repetition;
+  read_run_place(stmt, r);
   r.position = static_cast<int>(stmt.column_int(6));
   r.attempt = static_cast<int>(stmt.column_int(7));
   r.status = stmt.column_text(8);
@@ -198,10 +191,7 @@ std::vector<StepExport> export_steps(Db& store, const std::string& experiment) {
   while (stmt.step()) {
     StepExport s;
     s.run_id = stmt.column_int(0);
-    RunPlace place = read_run_place(stmt);
-    s.experiment = std::move(place.experiment);
-    s.config = std::move(place.config);
-    s.repetition = place.repetition;
+    read_run_place(stmt, s);
     s.step = static_cast<int>(stmt.column_int(6));
     s.time_ms = stmt.column_double(7);
     s.last_rank = static_cast<int>(stmt.column_int(8));

@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
       map.add(t1, t2);
       const long long w0 = bytes_written();
       const Stamp s0 = now();
-      const auto outcome = culprit::launch::import_into_store(db, c.files, options, "[]");
+      const auto outcome = culprit::launch::import_into_store(db, c.files, options, {});
       const Stamp s1 = now();
       written.push_back(static_cast<double>(bytes_written() - w0) / 1024);
       import.add(s0, s1);

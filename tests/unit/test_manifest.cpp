@@ -48,6 +48,13 @@ std::string error_of(const std::string& text, const std::string& name = "m.toml"
   return "";
 }
 
+// `text` with its first `from` replaced by `to` (the test fails when `from` is missing).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
 std::vector<std::string> labels(const Plan& plan) {
   std::vector<std::string> out;
   for (const auto& c : plan.configs) out.push_back(c.label);
@@ -148,8 +155,7 @@ TEST_CASE("instrument pmpi: step rule and compute> delays reach the resolved con
   CHECK_FALSE(contains(plain.configs[0].resolved_json, "step_rule"));
   // The version with step_rule = "pcontrol" resolves to MPI_Pcontrol markers.
   const std::string text = read_text(kData / "manifests/valid/pmpi.toml");
-  std::string marked = text;
-  marked.replace(marked.find("version = \"melt\""), 16, "version = \"marked\"");
+  const std::string marked = replaced(text, "version = \"melt\"", "version = \"marked\"");
   const Plan pcontrol = make_plan(parse_manifest(marked, "pmpi.toml"), 2);
   CHECK(stepmodel::parse_run_config(pcontrol.configs[0].resolved_json).step_rule.call ==
         "MPI_Pcontrol");
@@ -262,8 +268,7 @@ TEST_CASE("interleaved order: seeded balanced blocks") {
   const Plan again = make_plan(parse_manifest(text, "s.toml"), 2);
   CHECK(config_order(again) == config_order(plan));
   for (std::size_t i = 0; i < plan.runs.size(); ++i) CHECK(again.runs[i].seed == plan.runs[i].seed);
-  std::string reseeded = text;
-  reseeded.replace(reseeded.find("seed = 11"), 9, "seed = 12");
+  const std::string reseeded = replaced(text, "seed = 11", "seed = 12");
   CHECK(config_order(make_plan(parse_manifest(reseeded, "s.toml"), 2)) != config_order(plan));
 
   // Seeds: distinct per run, below 2^53.
@@ -315,8 +320,7 @@ name = "b"
   const Plan b = make_plan(parse_manifest(same, "b.toml"), 2);
   CHECK(a.configs[0].config_hash == b.configs[0].config_hash);
   CHECK(a.settings.manifest_hash != b.settings.manifest_hash);
-  std::string other = base;
-  other.replace(other.find("hidden = 128"), 12, "hidden = 129");
+  const std::string other = replaced(base, "hidden = 128", "hidden = 129");
   CHECK(make_plan(parse_manifest(other, "c.toml"), 2).configs[0].config_hash !=
         a.configs[0].config_hash);
   // The resolved JSON is canonical: sorted keys, so it starts with "backend".
@@ -398,8 +402,7 @@ factor = "ranks"
 levels = [2, 8]
 )";
   CHECK(error_of(ok).empty());
-  std::string bad = ok;
-  bad.replace(bad.find("levels = [2, 8]"), 15, "levels = [1, 8]");
+  const std::string bad = replaced(ok, "levels = [2, 8]", "levels = [1, 8]");
   CHECK(contains(error_of(bad), "in configuration 'ranks=1'"));
 }
 
@@ -421,35 +424,27 @@ levels = [{ rank = 1, phase = "layer2", ms = 30 }]
   CHECK(contains(plan.configs[1].resolved_json, R"("phase":"layer2")"));
 
   SUBCASE("a version's own inject follows its own command") {
-    std::string text = custom;
-    text.replace(text.find("[versions.step]"), 15,
-                 "[versions.step]\ninject = { delays = [{ rank = 0, phase = \"layer1\", ms = 1 }] "
-                 "}");
-    CHECK(contains(error_of(text), "versions.step.inject.delays[0].phase"));
-    text = custom;
-    text.replace(text.find("command = ["), 11,
-                 "inject = { delays = [{ rank = 0, phase = \"layer1\", ms = 1 }] }\ncommand = [");
-    CHECK(error_of(text).empty());
+    const std::string inject = "inject = { delays = [{ rank = 0, phase = \"layer1\", ms = 1 }] }";
+    CHECK(contains(error_of(replaced(custom, "[versions.step]", "[versions.step]\n" + inject)),
+                   "versions.step.inject.delays[0].phase"));
+    CHECK(error_of(replaced(custom, "command = [", inject + "\ncommand = [")).empty());
   }
   SUBCASE("the built-in culprit-step still refuses a name it does not have") {
-    std::string text = custom;
-    text.replace(text.find("version = \"app\""), 15, "version = \"step\"");
-    const std::string message = error_of(text);
+    const std::string message =
+        error_of(replaced(custom, "version = \"app\"", "version = \"step\""));
     CHECK(contains(message, "vary[0].levels[0].phase"));
     CHECK(contains(message, "\"gemm.fwd\""));
   }
   SUBCASE("a factorial cross with the built-in version is refused per configuration") {
-    std::string text = custom;
-    text.replace(text.find("ranks = 2"), 9, "ranks = 2\n[experiment]\ndesign = \"factorial\"");
-    text += "[[vary]]\nfactor = \"version\"\nlevels = [\"step\"]\n";
-    const std::string message = error_of(text);
+    const std::string message =
+        error_of(replaced(custom, "ranks = 2", "ranks = 2\n[experiment]\ndesign = \"factorial\"") +
+                 "[[vary]]\nfactor = \"version\"\nlevels = [\"step\"]\n");
     CHECK(contains(message, "a phase of culprit-step"));
     CHECK(contains(message, "need a version with its own command"));
   }
   SUBCASE("control characters in a region name are refused") {
-    std::string text = custom;
-    text.replace(text.find("\"layer2\""), 8, "\"lay\\u0001er\"");
-    CHECK(contains(error_of(text), "without control characters"));
+    CHECK(contains(error_of(replaced(custom, "\"layer2\"", "\"lay\\u0001er\"")),
+                   "without control characters"));
   }
 }
 

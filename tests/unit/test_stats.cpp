@@ -77,6 +77,15 @@ std::vector<double> normal_sample(std::mt19937_64& rng, int n, double mean, doub
   return out;
 }
 
+// n runs around each median (the baseline's drawn first, then the candidate's, from `rng`),
+// compared at alpha 0.05 with a 2 % margin.
+Comparison compare_normal_samples(std::mt19937_64& rng, int n, double baseline_ms,
+                                  double candidate_ms, double sd) {
+  const auto a = normal_sample(rng, n, baseline_ms, sd);
+  const auto b = normal_sample(rng, n, candidate_ms, sd);
+  return compare(a, b, 0.05, 0.02);
+}
+
 }  // namespace
 
 TEST_CASE("summaries match the brute-force reference (median, quartiles, MAD, order CI)") {
@@ -221,9 +230,7 @@ TEST_CASE("verdict rule with margin") {
 
 TEST_CASE("compare: reference scenario 410 ms -> 485 ms regresses; same times are equivalent") {
   std::mt19937_64 rng(42);
-  const auto a = normal_sample(rng, 8, 410, 4);
-  const auto b = normal_sample(rng, 8, 485, 4);
-  const Comparison c = compare(a, b, 0.05, 0.02);
+  const Comparison c = compare_normal_samples(rng, 8, 410, 485, 4);
   CHECK(c.verdict == Verdict::kRegressed);
   CHECK(c.relative == doctest::Approx(75.0 / 410).epsilon(0.05));
   CHECK(c.relative_lo > 0.1);
@@ -273,12 +280,9 @@ TEST_CASE("minimum detectable effect follows the documented formula and shrinks 
   CHECK(normal_quantile(0.975) == doctest::Approx(1.959963984540054).epsilon(1e-12));
 
   std::mt19937_64 rng(3);
-  const auto small_a = normal_sample(rng, 5, 100, 2);
-  const auto small_b = normal_sample(rng, 5, 100, 2);
-  const auto large_a = normal_sample(rng, 80, 100, 2);
-  const auto large_b = normal_sample(rng, 80, 100, 2);
-  CHECK(compare(large_a, large_b, 0.05, 0.02).mde_relative <
-        compare(small_a, small_b, 0.05, 0.02).mde_relative);
+  const Comparison small = compare_normal_samples(rng, 5, 100, 100, 2);
+  const Comparison large = compare_normal_samples(rng, 80, 100, 100, 2);
+  CHECK(large.mde_relative < small.mde_relative);
 }
 
 TEST_CASE("adaptive sampling: Bonferroni over planned looks, balanced blocks, cap") {
@@ -359,9 +363,7 @@ TEST_CASE("environment check names the facts that differ beyond the varied facto
 
 TEST_CASE("200 runs per side compares without trouble (normal approximation)") {
   std::mt19937_64 rng(5);
-  const auto a = normal_sample(rng, 200, 410, 5);
-  const auto b = normal_sample(rng, 200, 412, 5);
-  const Comparison c = compare(a, b, 0.05, 0.02);
+  const Comparison c = compare_normal_samples(rng, 200, 410, 412, 5);
   CHECK(c.method == Method::kNormal);
   CHECK(c.has_ci);
   CHECK(c.shift_lo < c.shift);

@@ -9,10 +9,28 @@
 
 using namespace stepmodel;
 
-TEST_CASE("buckets cover every layer once, last layers first") {
+namespace {
+
+// A GEMM model of `layers` layers, `microbatches` micro-batches and `buckets` gradient buckets.
+ModelConfig gemm_model(int layers, int microbatches, int buckets) {
   ModelConfig m;
-  m.layers = 5;
-  m.buckets = 2;
+  m.layers = layers;
+  m.microbatches = microbatches;
+  m.buckets = buckets;
+  return m;
+}
+
+// `phase` is the all-reduce of bucket `seq`, blocking or overlapped (asynchronous).
+void check_allreduce(const Phase& phase, int seq, bool asynchronous) {
+  CHECK(phase.name == kAllreduce);
+  CHECK(phase.seq == seq);
+  CHECK(phase.asynchronous == asynchronous);
+}
+
+}  // namespace
+
+TEST_CASE("buckets cover every layer once, last layers first") {
+  ModelConfig m = gemm_model(5, 2, 2);
   m.hidden = 8;
   auto b = buckets(m);
   REQUIRE(b.size() == 2);
@@ -25,37 +43,27 @@ TEST_CASE("buckets cover every layer once, last layers first") {
 }
 
 TEST_CASE("schedule without overlap: fwd, bwd, then blocking all-reduces, then optimizer") {
-  ModelConfig m;
-  m.layers = 2;
-  m.microbatches = 2;
-  m.buckets = 2;
+  const ModelConfig m = gemm_model(2, 2, 2);
   auto phases = step_schedule(m);
   // 2 mb x (2 fwd + 2x2 bwd) + 2 all-reduce + optimizer
   REQUIRE(phases.size() == 2 * 6 + 2 + 1);
   CHECK(phases[0].name == kGemmFwd);
   CHECK(phases[2].name == kGemmDgrad);
   CHECK(phases[2].layer == 1);
-  CHECK(phases[12].name == kAllreduce);
-  CHECK(phases[12].seq == 0);
-  CHECK_FALSE(phases[12].asynchronous);
+  check_allreduce(phases[12], 0, false);
   CHECK(phases[14].name == kOptimizer);
   CHECK(model_flops_per_step(m) == doctest::Approx(3 * gemm_fwd_flops(m) * 4));
 }
 
 TEST_CASE("schedule with overlap issues a bucket right after its lowest layer's wgrad") {
-  ModelConfig m;
-  m.layers = 4;
-  m.microbatches = 1;
-  m.buckets = 2;
+  ModelConfig m = gemm_model(4, 1, 2);
   m.overlap = true;
   auto phases = step_schedule(m);
   // fwd 0..3, then bwd 3,2 -> bucket 0 (layers 2-3), bwd 1,0 -> bucket 1
   REQUIRE(phases.size() == 4 + 8 + 2 + 1);
   CHECK(phases[7].name == kGemmWgrad);
   CHECK(phases[7].layer == 2);
-  CHECK(phases[8].name == kAllreduce);
-  CHECK(phases[8].seq == 0);
-  CHECK(phases[8].asynchronous);
+  check_allreduce(phases[8], 0, true);
   CHECK(phases[14].name == kOptimizer);
 }
 

@@ -100,8 +100,7 @@ class Replay {
       switch (p.kind) {
         case PointKind::kStart:
           start_shift_[e] = ready;
-          frontier_[r] = ready;
-          pending_[r] = kNever;
+          resume(r, ready);
           break;
         case PointKind::kEnd: {
           // The phase now lasts its replayed duration from its replayed start.
@@ -111,16 +110,14 @@ class Replay {
         }
         case PointKind::kStepEnd:
           step_end_shift_[e] = ready;
-          frontier_[r] = ready;
-          pending_[r] = kNever;
+          resume(r, ready);
           break;
         case PointKind::kArrive: {
           const auto k = static_cast<std::size_t>(t_.collective_of[e]);
           const double shift = ready - late_call_saving(k, r);
           latest_arrival_[k] = std::max(latest_arrival_[k], t_.begin_ns[e] + shift);
           ++arrived_[k];
-          frontier_[r] = shift;
-          pending_[r] = kNever;
+          resume(r, shift);
           break;
         }
         case PointKind::kComplete: {
@@ -137,6 +134,12 @@ class Replay {
       }
     }
     return moved;
+  }
+
+  // Rank r's latest replayed point is at `shift`, with no completion since it.
+  void resume(std::size_t r, double shift) {
+    frontier_[r] = shift;
+    pending_[r] = kNever;
   }
 
   double duration(EventIndex e) const {

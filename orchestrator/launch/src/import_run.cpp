@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "culprit/common/json.hpp"
 #include "culprit/common/sha256.hpp"
 #include "culprit/common/text.hpp"
 #include "culprit/errors.hpp"
@@ -11,15 +12,6 @@
 
 namespace culprit::launch {
 namespace {
-
-std::string json_text(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
-}
 
 constexpr const char* kImportManifestHash = "import";
 
@@ -55,7 +47,7 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
     storage::ConfigurationRecord c;
     c.label = r.label;
     c.factor = "import";
-    c.level_json = json_text(r.label);
+    c.level_json = Json(r.label).dump();
     c.is_baseline = r.label == "baseline" ? !has_baseline || first : first;
     c.version = r.label;
     c.backend = r.backend;
@@ -92,7 +84,7 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
 
 ImportOutcome import_into_store(const std::string& db_path, const std::vector<std::string>& paths,
                                 const importers::ImportOptions& options,
-                                const std::string& command_json) {
+                                const std::vector<std::string>& command) {
   for (const auto& [option, name] :
        {std::pair{"--experiment", &options.experiment}, std::pair{"--label", &options.label}}) {
     if (name->empty()) throw UsageError(std::string(option) + " is empty: give it a name");
@@ -113,7 +105,7 @@ ImportOutcome import_into_store(const std::string& db_path, const std::vector<st
   record.resolved_json = run.contents.config_json;
   record.backend = run.summary.backend;
   record.ranks = run.summary.ranks;
-  record.command_json = command_json;
+  record.command_json = Json(Json::Array(command.begin(), command.end())).dump();
   outcome.stored = store_imported_run(*store, record);
   return outcome;
 }

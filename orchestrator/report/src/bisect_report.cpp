@@ -42,10 +42,6 @@ void step_json(JsonWriter& json, const Result& r, const Step& step) {
   json.end_object();
 }
 
-void pair_or_null(JsonWriter& json, bool present, double lo, double hi) {
-  present ? json.begin_array().value(lo).value(hi).end_array() : json.null();
-}
-
 std::string ms(double value) {
   return fmt::format("{:.2f} ms", value);
 }
@@ -69,9 +65,9 @@ std::string bisect_json(const Result& r, const BisectContext& context) {
     json.end_array();
   }
   json.field("shift_ms", r.shift.shift).key("shift_ci_ms");
-  pair_or_null(json, r.shift.has_ci, r.shift.shift_lo, r.shift.shift_hi);
+  json.interval_or_null(r.shift.has_ci, r.shift.shift_lo, r.shift.shift_hi);
   json.field("relative", r.shift.relative).key("relative_ci");
-  pair_or_null(json, r.shift.has_ci, r.shift.relative_lo, r.shift.relative_hi);
+  json.interval_or_null(r.shift.has_ci, r.shift.relative_lo, r.shift.relative_hi);
   json.field("p_value", r.shift.p_value)
       .field("verdict", stats::verdict_name(r.shift.verdict))
       .field("runs", r.runs)

@@ -9,20 +9,10 @@
 namespace culprit::report {
 namespace {
 
-// [lo, hi], or null where the sample is too small for an interval.
-void write_interval(JsonWriter& json, bool present, double lo, double hi) {
-  if (present) {
-    json.begin_array().value(lo).value(hi).end_array();
-  } else {
-    json.null();
-  }
-}
-
 void write_side(JsonWriter& json, const std::string& label, const stats::Summary& s,
                 const std::vector<double>& samples) {
   json.begin_object().field("label", label).field("n", s.n).field("median_ms", s.median);
-  json.key("ci_ms");
-  write_interval(json, s.has_ci, s.ci_lo, s.ci_hi);
+  json.key("ci_ms").interval_or_null(s.has_ci, s.ci_lo, s.ci_hi);
   json.key("ci_level");
   if (s.has_ci) {
     json.value(s.ci_level);
@@ -41,11 +31,9 @@ void write_comparison_fields(JsonWriter& json, const stats::StoredComparison& sc
   json.key("candidate");
   write_side(json, sc.candidate_label, sc.candidate, sc.candidate_ms);
   json.field("factor", sc.factor).field("shift_ms", c.shift);
-  json.key("shift_ci_ms");
-  write_interval(json, c.has_ci, c.shift_lo, c.shift_hi);
+  json.key("shift_ci_ms").interval_or_null(c.has_ci, c.shift_lo, c.shift_hi);
   json.field("relative", c.relative);
-  json.key("relative_ci");
-  write_interval(json, c.has_ci, c.relative_lo, c.relative_hi);
+  json.key("relative_ci").interval_or_null(c.has_ci, c.relative_lo, c.relative_hi);
   json.field("p_value", c.p_value)
       .field("verdict", stats::verdict_name(c.verdict))
       .field("mde_relative", c.mde_relative)

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "culprit/common/lookup.hpp"
 #include "culprit/report/html_report.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "report_assets.hpp"
@@ -21,24 +22,18 @@ std::string script_safe(std::string_view text) {
   return out;
 }
 
+// The characters HTML text and attribute values give a meaning to, spelled as entities.
+constexpr LookupEntry<char, std::string_view> kHtmlEntities[] = {
+    {'<', "&lt;"}, {'>', "&gt;"}, {'&', "&amp;"}, {'"', "&quot;"}};
+
 std::string html_escape(std::string_view text) {
   std::string out;
   for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
+    const std::string_view entity = lookup(kHtmlEntities, c, std::string_view());
+    if (entity.empty()) {
+      out += c;
+    } else {
+      out += entity;
     }
   }
   return out;

@@ -100,6 +100,10 @@ JsonWriter& JsonWriter::null() {
   return *this;
 }
 
+JsonWriter& JsonWriter::interval_or_null(bool present, double lo, double hi) {
+  return present ? begin_array().value(lo).value(hi).end_array() : null();
+}
+
 const std::string& JsonWriter::str() const {
   if (!open_.empty()) throw std::logic_error("JSON document still open");
   return out_;

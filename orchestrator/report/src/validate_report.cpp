@@ -14,6 +14,17 @@ std::string blamed_text(const analysis::RunCulprit& b) {
   return fmt::format("rank {} {} {:.2f} ms", b.rank, describe_phase(b.phase, b.layer), b.excess_ms);
 }
 
+// A case states the delay injected and the one blamed alike: rank, phase, layer, ms. The object
+// stays open for the caller's further fields.
+JsonWriter& begin_delay(JsonWriter& json, int rank, const std::string& phase, int layer,
+                        double ms) {
+  return json.begin_object()
+      .field("rank", rank)
+      .field("phase", phase)
+      .field("layer", layer)
+      .field("ms", ms);
+}
+
 }  // namespace
 
 std::string validate_json(const analysis::Scorecard& card) {
@@ -22,20 +33,12 @@ std::string validate_json(const analysis::Scorecard& card) {
   json.key("cases").begin_array();
   for (const analysis::ValidationCase& c : card.cases) {
     json.begin_object().field("run", c.run_id).field("config", c.config);
-    json.key("injected")
-        .begin_object()
-        .field("rank", c.injected.rank)
-        .field("phase", c.injected.phase)
-        .field("layer", c.injected.layer)
-        .field("ms", c.injected.ms)
+    json.key("injected");
+    begin_delay(json, c.injected.rank, c.injected.phase, c.injected.layer, c.injected.ms)
         .end_object();
     json.key("blamed");
     if (c.blamed.found) {
-      json.begin_object()
-          .field("rank", c.blamed.rank)
-          .field("phase", c.blamed.phase)
-          .field("layer", c.blamed.layer)
-          .field("ms", c.blamed.excess_ms)
+      begin_delay(json, c.blamed.rank, c.blamed.phase, c.blamed.layer, c.blamed.excess_ms)
           .field_or_null("environment", c.blamed.environment)
           .end_object();
     } else {

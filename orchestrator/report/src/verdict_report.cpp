@@ -18,12 +18,8 @@ std::string verdict_json(const VerdictReport& r) {
       .field("n", r.n)
       .field("shift_ms", c.shift)
       .field("relative", c.relative)
-      .key("shift_ci_ms");
-  if (c.has_ci) {
-    json.begin_array().value(c.shift_lo).value(c.shift_hi).end_array();
-  } else {
-    json.null();
-  }
+      .key("shift_ci_ms")
+      .interval_or_null(c.has_ci, c.shift_lo, c.shift_hi);
   return json.end_object().str() + "\n";
 }
 

@@ -25,6 +25,8 @@ class JsonWriter {
   JsonWriter& value(std::string_view text);
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
   JsonWriter& null();
+  // [lo, hi], or null where there is no interval (`present` false: too few samples for one).
+  JsonWriter& interval_or_null(bool present, double lo, double hi);
   // A value that is already a JSON document (e.g. another reporter's output), copied as is.
   JsonWriter& raw(std::string_view json);
   // Shorthand for key(name).value(v).
