@@ -129,3 +129,13 @@ TEST_CASE("a step far beyond the usual regression (75x) is not ruled out by the 
   CHECK(post.no_step < 1e-6);
   CHECK(post.probability[1] > 0.999);
 }
+
+TEST_CASE("the t likelihood's quartiles are the runs': known quartiles of Student-t") {
+  // t_1 (Cauchy): tan(pi/4) = 1; t_2: 1/sqrt(2) * 2 * 0.25 / sqrt(0.75 * 0.25) = 0.8165; t_4:
+  // 0.7407 (tables); a large nu tends to the normal's 0.6745.
+  CHECK(culprit::stats::student_t_upper_quartile(1) == doctest::Approx(1.0).epsilon(1e-6));
+  CHECK(culprit::stats::student_t_upper_quartile(2) == doctest::Approx(0.816497).epsilon(1e-5));
+  CHECK(culprit::stats::student_t_upper_quartile(4) == doctest::Approx(0.740697).epsilon(1e-5));
+  CHECK(culprit::stats::student_t_upper_quartile(1e6) == doctest::Approx(0.674490).epsilon(1e-4));
+  CHECK_THROWS_AS(culprit::stats::student_t_upper_quartile(0), culprit::UsageError);
+}

@@ -129,8 +129,12 @@ ChangePointPosterior change_point_posterior(const std::vector<std::vector<TimedR
 
   std::vector<std::vector<double>> by_version(static_cast<std::size_t>(versions));
   for (const auto& r : all) by_version[static_cast<std::size_t>(r.version)].push_back(r.y);
-  const double sigma = within_version_sigma(by_version);
+  const double normal_sigma = within_version_sigma(by_version);
   const double nu = options.degrees_of_freedom;
+  // The t's scale with the runs' spread: the scale at which t_nu has the runs' quartiles (those
+  // of a normal of SD normal_sigma). The normal SD itself, taken as the t scale, widens the
+  // likelihood (t_4 then has 10 % more spread than the runs) and slows every decision.
+  const double sigma = normal_sigma * 0.6744897501960817 / student_t_upper_quartile(nu);
   // Standard error factor of a t location estimate (Fisher information (nu+1)/((nu+3) s^2)).
   const double se_factor = sigma * std::sqrt((nu + 3) / (nu + 1));
   const double s = options.shift_scale;
@@ -141,7 +145,7 @@ ChangePointPosterior change_point_posterior(const std::vector<std::vector<TimedR
   const double ll0 = log_likelihood(pooled, mu0, sigma, nu);
 
   ChangePointPosterior post;
-  post.sigma = sigma;
+  post.sigma = normal_sigma;
   post.probability.assign(static_cast<std::size_t>(versions), 0);
   std::vector<double> log_post(static_cast<std::size_t>(versions), 0);
   std::vector<double> shift(static_cast<std::size_t>(versions), 0);
@@ -213,6 +217,30 @@ double minimum_detectable_step(double sigma, int n, double alpha) {
   const double mann_whitney_efficiency = 3 / std::numbers::pi;
   return std::expm1(z * sigma * std::sqrt(2.0 / std::max(n, 1)) /
                     std::sqrt(mann_whitney_efficiency));
+}
+
+// The CDF from 0 integrated by Simpson's rule (the density is smooth and bounded), inverted by
+// bisection.
+double student_t_upper_quartile(double nu) {
+  if (!(nu > 0)) throw UsageError("student_t_upper_quartile: degrees of freedom must be positive");
+  const double norm =
+      std::exp(std::lgamma((nu + 1) / 2) - std::lgamma(nu / 2)) / std::sqrt(nu * std::numbers::pi);
+  const auto density = [&](double x) { return norm * std::pow(1 + x * x / nu, -(nu + 1) / 2); };
+  const auto mass_from_zero = [&](double x) {
+    constexpr int kIntervals = 64;
+    const double h = x / kIntervals;
+    double sum = density(0) + density(x);
+    for (int i = 1; i < kIntervals; ++i) sum += (i % 2 == 1 ? 4 : 2) * density(i * h);
+    return sum * h / 3;
+  };
+  double lo = 0;
+  double hi = 1;  // t_1's quartile; heavier tails (nu < 1) put it further out
+  while (mass_from_zero(hi) < 0.25) hi *= 2;
+  for (int iteration = 0; iteration < 50; ++iteration) {
+    const double mid = (lo + hi) / 2;
+    (mass_from_zero(mid) < 0.25 ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
 }
 
 }  // namespace culprit::stats

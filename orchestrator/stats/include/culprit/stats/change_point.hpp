@@ -3,8 +3,8 @@
 // version under a one-step model (docs/methodology.md, "Bisection: the model"). Pure: no I/O.
 //
 // Runs are modelled on the log scale, y = log(run median) = level(side) + drift(run) + e, with
-// two levels (before / after the step, the later one not lower), a Student-t error e of scale
-// sigma (sigma from the within-version spread, robust), and optionally a drift term estimated
+// two levels (before / after the step, the later one not lower), a Student-t error e whose
+// quartiles are those of the within-version spread (robust), and optionally a drift term estimated
 // from runs made next to each other in time (so a load spike that hits several neighbouring
 // runs is not mistaken for a step). Both levels are estimated from every run of every version;
 // they are integrated out (Laplace), and a "no step" model competes, so a flat range keeps its
@@ -48,5 +48,9 @@ ChangePointPosterior change_point_posterior(const std::vector<std::vector<TimedR
 // Relative CV (sigma of log values) below which `runs` cannot be told apart from noise: the
 // smallest relative step detectable at `alpha` with power 0.8 from `n` runs per side.
 double minimum_detectable_step(double sigma, int n, double alpha);
+
+// The upper quartile (0.75 quantile) of the standard Student-t with `nu` > 0 degrees of freedom:
+// the posterior scales its t likelihood so that the t's quartiles are the runs'.
+double student_t_upper_quartile(double nu);
 
 }  // namespace culprit::stats
