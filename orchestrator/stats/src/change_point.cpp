@@ -12,6 +12,8 @@
 namespace culprit::stats {
 namespace {
 
+constexpr double kNormalUpperQuartile = 0.6744897501960817;
+
 struct LogRun {
   int version = 0;
   double y = 0;  // log value, drift removed
@@ -29,7 +31,7 @@ double within_version_sigma(const std::vector<std::vector<double>>& by_version) 
     }
   }
   if (diffs.empty()) return 1e-3;
-  const double sigma = median(diffs) / (0.6744897501960817 * std::numbers::sqrt2);
+  const double sigma = median(diffs) / (kNormalUpperQuartile * std::numbers::sqrt2);
   return std::max(sigma, 1e-5);
 }
 
@@ -134,7 +136,14 @@ ChangePointPosterior change_point_posterior(const std::vector<std::vector<TimedR
   // The t's scale with the runs' spread: the scale at which t_nu has the runs' quartiles (those
   // of a normal of SD normal_sigma). The normal SD itself, taken as the t scale, widens the
   // likelihood (t_4 then has 10 % more spread than the runs) and slows every decision.
-  const double sigma = normal_sigma * 0.6744897501960817 / student_t_upper_quartile(nu);
+  // The quartile is the same for every posterior of a bisection (one nu): computed once a thread.
+  thread_local double quartile_nu = 0;
+  thread_local double quartile = 0;
+  if (quartile_nu != nu) {
+    quartile = student_t_upper_quartile(nu);
+    quartile_nu = nu;
+  }
+  const double sigma = normal_sigma * kNormalUpperQuartile / quartile;
   // Standard error factor of a t location estimate (Fisher information (nu+1)/((nu+3) s^2)).
   const double se_factor = sigma * std::sqrt((nu + 3) / (nu + 1));
   const double s = options.shift_scale;
