@@ -24,3 +24,14 @@ if(Python3_Interpreter_FOUND)
     ARGS ${_torch_python} ${CULPRIT_BIN_DIR}/culprit ${CMAKE_CURRENT_BINARY_DIR}/importers/generated
     TIMEOUT 400 PROPERTIES RUN_SERIAL TRUE)
 endif()
+# A real generated set kept because its last gloo execution was cut off by the profiler's stop
+# (tests/data/importers/ddp-last-work-cut/README.md): it must import, warn, and blame both
+# stragglers. No torch needed: the files are read, not made.
+if(Python3_Interpreter_FOUND)
+  set(_work ${CMAKE_CURRENT_BINARY_DIR}/importers/last_work_cut)
+  file(MAKE_DIRECTORY ${_work})
+  culprit_integration_test(importers.last_work_cut
+    ${CMAKE_CURRENT_LIST_DIR}/importers/check_generated.py
+    ARGS ${Python3_EXECUTABLE} ${CULPRIT_BIN_DIR}/culprit ${_work}
+         ${CULPRIT_TEST_DATA}/importers/ddp-last-work-cut)
+endif()

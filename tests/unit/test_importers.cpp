@@ -538,6 +538,51 @@ TEST_CASE("gloo work paired in order is checked against the element count") {
   CHECK(t.warnings[0].find("different element counts") != std::string::npos);
 }
 
+TEST_CASE("gloo work is paired in order only in a step with as many calls as executions") {
+  // Two steps of three DDP buckets (element counts 100, 200, 300; the calls carry none, as in
+  // torch 1.13's traces). Rank 0's profiler stopped before step 2's second execution was
+  // recorded; rank 1 has all of them.
+  const auto rank = [](int r, bool cut) {
+    RankTrace t;
+    t.file = "rank" + std::to_string(r) + ".json";
+    t.rank = r;
+    for (int step = 0; step < 2; ++step) {
+      const std::int64_t at = 1000 * step;
+      rec(t, "ProfilerStep#" + std::to_string(step + 1), RecordKind::kLabel, at, at + 1000);
+      for (int k = 0; k < 3; ++k) {
+        rec(t, "c10d::allreduce_", RecordKind::kOp, at + 100 + 100 * k, at + 110 + 100 * k);
+        if (cut && step == 1 && k == 1) continue;
+        rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, at + 120 + 100 * k,
+            at + 150 + 100 * k, 2 + k % 2);
+        t.records.back().numel = 100 * (k + 1);
+      }
+    }
+    return t;
+  };
+  std::vector<RankTrace> traces;
+  traces.push_back(rank(0, true));
+  traces.push_back(rank(1, false));
+  std::vector<std::vector<RankCollective>> colls;
+  for (auto& t : traces) colls.push_back(rank_collectives(t, find_steps(t, StepRule{})));
+  REQUIRE(colls[0].size() == 6);
+  for (int k = 0; k < 3; ++k) {  // step 1: every call has its own execution
+    CHECK(colls[0][static_cast<std::size_t>(k)].numel == 100 * (k + 1));
+    CHECK(colls[0][static_cast<std::size_t>(k)].completion_ns == (150 + 100 * k) * us);
+  }
+  for (int k = 3; k < 6; ++k) {  // step 2: none paired, each call keeps its own end
+    CHECK(colls[0][static_cast<std::size_t>(k)].numel == -1);
+    CHECK(colls[0][static_cast<std::size_t>(k)].completion_ns == (1110 + 100 * (k - 3)) * us);
+  }
+  REQUIRE(traces[0].warnings.size() == 1);
+  CHECK(traces[0].warnings[0].find("1 step(s) hold unequal numbers") != std::string::npos);
+  CHECK(traces[0].warnings[0].find("step 2: 3 calls, 2 executions") != std::string::npos);
+  CHECK(traces[1].warnings.empty());
+  // Across ranks the job matches: pairing in order over the whole file gave rank 0's second
+  // call of step 2 the third bucket's execution (300 against rank 1's 200) and refused the job.
+  assign_identities(traces, colls);
+  CHECK(check_collectives(traces, colls, false).warnings.empty());
+}
+
 TEST_CASE("files read in parallel come back in order; the first bad file's error is thrown") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "culprit_unit_importers_parallel";

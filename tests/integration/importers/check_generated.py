@@ -6,7 +6,8 @@ Without SET_DIRs it generates (make_ddp_traces.py: gloo, CPU, sleep injections) 
 two stragglers on the two ranks in two regions (Kineto v2 layout, gzip) and a 2-rank control
 (legacy layout), then checks: every injection is blamed on its rank and region at the injected step or
 the next (where the wait lands), and the control blames nobody. With SET_DIRs (folders written
-by make_ddp_traces.py) it checks those instead.
+by make_ddp_traces.py, or kept ones such as tests/data/importers/ddp-last-work-cut) it checks
+those instead; a set's expected_warnings.json lists substrings its import warnings must hold.
 """
 import gzip
 import json
@@ -82,6 +83,11 @@ def check_set(culprit, folder, work):
     check(per_step >= 1 and per_step == int(per_step),
           f"{name}: {info['collectives']} collectives: the same number of DDP buckets "
           f"({per_step:g}) in every step on every rank")
+    # A kept set may say which import warnings its files must raise (what makes it a case).
+    expected = os.path.join(folder, "expected_warnings.json")
+    for needle in json.load(open(expected)) if os.path.exists(expected) else []:
+        check(any(needle in w for w in info["warnings"]),
+              f"{name}: import warns '{needle}' (got {info['warnings']})")
     by_step = {s["step"]: s for s in att["steps"]}
     summary = att["summary"]["culprit"]
     if not truth["injections"]:
