@@ -331,9 +331,10 @@ TEST_CASE("noisy endpoints: no culprit from noise, and a step lost in it is said
   const Result same = run_bisection(names(6), flat, options());
   CHECK(same.status != Status::kFound);
 
-  // A 10 % step in 40 % noise: 15 runs per version cannot show it; said at the second look.
+  // A 10 % step in 40 % noise: 15 runs per version cannot show it; said at the second look
+  // when the endpoints' posterior leans to a step (17 of seeds 1 - 60, 8 of 1 - 30).
   int limited = 0;
-  for (unsigned seed = 1; seed <= 10; ++seed) {
+  for (unsigned seed = 1; seed <= 30; ++seed) {
     FakeVersions slower(levels(6, {{5, 1.1}}), 0.4, seed);
     const Result unclear = run_bisection(names(6), slower, options());
     CHECK(unclear.status != Status::kFound);
@@ -346,7 +347,7 @@ TEST_CASE("noisy endpoints: no culprit from noise, and a step lost in it is said
       CHECK(unclear.noise.runs_needed > 15);
     }
   }
-  CHECK(limited >= 3);
+  CHECK(limited >= 5);
 }
 
 TEST_CASE("judge_pair adds interleaved runs while inconclusive, through one adaptive loop") {

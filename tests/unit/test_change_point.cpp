@@ -84,6 +84,37 @@ TEST_CASE("one wild run does not move the step (Student-t likelihood)") {
   CHECK(post.probability[6] > 0.95);
 }
 
+TEST_CASE("the runs choose the tails: near-normal for clean runs, heavy with outliers") {
+  // The same 12 versions x 8 runs, with lognormal noise and then with Student-t(2) noise of
+  // the same quartiles: each is explained best by the tails it was drawn with.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0, 0.02);
+  std::student_t_distribution<double> heavy(2);
+  std::vector<std::vector<TimedRun>> clean(12), outlying(12);
+  long clock = 0;
+  for (int r = 0; r < 8; ++r) {
+    for (int v = 0; v < 12; ++v) {
+      const double level = v >= 7 ? 102 : 100;
+      clean[static_cast<std::size_t>(v)].push_back({level * std::exp(normal(rng)), clock});
+      const double z = heavy(rng) * 0.02 * 0.6745 / 0.8165;
+      outlying[static_cast<std::size_t>(v)].push_back({level * std::exp(z), clock++});
+    }
+  }
+  const auto near_normal = change_point_posterior(clean);
+  const auto robust = change_point_posterior(outlying);
+  CHECK(near_normal.degrees_of_freedom >= 32);
+  CHECK(robust.degrees_of_freedom <= 4);
+  CHECK(near_normal.most_likely == 7);
+  CHECK(robust.most_likely == 7);
+  // On clean runs the average counts each run for more than t_4 alone does.
+  ChangePointOptions t4;
+  t4.degrees_of_freedom = {4};
+  const auto t4_only = change_point_posterior(clean, t4);
+  CHECK(t4_only.degrees_of_freedom == 4);
+  // The mass left off v7: 0.0061 against t_4's 0.0089 (a 2 % step in 2 % noise).
+  CHECK(1 - near_normal.probability[7] < 0.8 * (1 - t4_only.probability[7]));
+}
+
 TEST_CASE("a load spike over neighbouring runs is taken out by the drift term") {
   // v0 and v9 measured throughout (they inform the drift), v4 only during a spike of +20 %
   // that also hits the endpoints' runs made at the same time. Without the drift term v4 looks
@@ -113,6 +144,14 @@ TEST_CASE("bad input is refused with a reason") {
   runs[0] = {{1, 0}};
   runs[2] = {{-1, 1}};
   CHECK_THROWS_AS(change_point_posterior(runs), culprit::UsageError);
+  runs[2] = {{1, 1}};
+  ChangePointOptions no_tails;
+  no_tails.degrees_of_freedom = {};
+  CHECK_THROWS_WITH_AS(change_point_posterior(runs, no_tails),
+                       doctest::Contains("degrees_of_freedom must list at least one positive"),
+                       culprit::UsageError);
+  no_tails.degrees_of_freedom = {4, 0};
+  CHECK_THROWS_AS(change_point_posterior(runs, no_tails), culprit::UsageError);
 }
 
 TEST_CASE("the minimum detectable step grows with the noise and shrinks with runs") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <string>
 
@@ -103,61 +104,44 @@ void remove_drift(std::vector<LogRun>& all, int versions, const ChangePointOptio
   for (std::size_t i = 0; i < all.size(); ++i) all[i].y -= drift[i];
 }
 
-}  // namespace
+// One tail model's posterior over the first bad version.
+struct Fit {
+  double degrees_of_freedom = 0;
+  std::vector<double> probability;  // as ChangePointPosterior's
+  double no_step = 0;
+  std::vector<double> shift;  // log step at each first bad version (0 where none fits)
+  double log_evidence = 0;    // log marginal likelihood of the runs under this model
+};
 
-ChangePointPosterior change_point_posterior(const std::vector<std::vector<TimedRun>>& runs,
-                                            const ChangePointOptions& options) {
-  const int versions = static_cast<int>(runs.size());
-  if (versions < 2 || runs.front().empty() || runs.back().empty()) {
-    throw UsageError("change point: needs runs of the first and the last version");
-  }
-  if (!(options.prior_no_step >= 0 && options.prior_no_step < 1) || !(options.shift_scale > 0) ||
-      !(options.degrees_of_freedom > 0)) {
-    throw UsageError(
-        "change point: prior_no_step must lie in [0, 1), shift_scale and "
-        "degrees_of_freedom must be positive");
-  }
-  std::vector<LogRun> all;
-  for (int v = 0; v < versions; ++v) {
-    for (const auto& r : runs[static_cast<std::size_t>(v)]) {
-      if (!(r.value > 0) || !std::isfinite(r.value)) {
-        throw UsageError("change point: run median " + std::to_string(r.value) + " of version #" +
-                         std::to_string(v) + " is not a positive time");
-      }
-      all.push_back({v, std::log(r.value), r.order});
-    }
-  }
-  if (options.drift_window > 0) remove_drift(all, versions, options);
-
-  std::vector<std::vector<double>> by_version(static_cast<std::size_t>(versions));
-  for (const auto& r : all) by_version[static_cast<std::size_t>(r.version)].push_back(r.y);
-  const double normal_sigma = within_version_sigma(by_version);
-  const double nu = options.degrees_of_freedom;
+// The posterior under t errors of `nu` degrees of freedom, with its marginal likelihood.
+Fit fit_tails(const std::vector<std::vector<double>>& by_version, double normal_sigma,
+              const ChangePointOptions& options, double nu) {
+  const int versions = static_cast<int>(by_version.size());
   // The t's scale with the runs' spread: the scale at which t_nu has the runs' quartiles (those
   // of a normal of SD normal_sigma). The normal SD itself, taken as the t scale, widens the
   // likelihood (t_4 then has 10 % more spread than the runs) and slows every decision.
-  // The quartile is the same for every posterior of a bisection (one nu): computed once a thread.
-  thread_local double quartile_nu = 0;
-  thread_local double quartile = 0;
-  if (quartile_nu != nu) {
-    quartile = student_t_upper_quartile(nu);
-    quartile_nu = nu;
-  }
+  // The quartiles are the same for every posterior of a bisection: computed once per nu and
+  // thread.
+  thread_local std::map<double, double> quartiles;
+  auto known = quartiles.find(nu);
+  if (known == quartiles.end()) known = quartiles.emplace(nu, student_t_upper_quartile(nu)).first;
+  const double quartile = known->second;
   const double sigma = normal_sigma * kNormalUpperQuartile / quartile;
   // Standard error factor of a t location estimate (Fisher information (nu+1)/((nu+3) s^2)).
   const double se_factor = sigma * std::sqrt((nu + 3) / (nu + 1));
   const double s = options.shift_scale;
 
   std::vector<double> pooled;
-  for (const auto& r : all) pooled.push_back(r.y);
+  for (const auto& ys : by_version) pooled.insert(pooled.end(), ys.begin(), ys.end());
   const double mu0 = t_location(pooled, sigma, nu);
   const double ll0 = log_likelihood(pooled, mu0, sigma, nu);
 
-  ChangePointPosterior post;
-  post.sigma = normal_sigma;
-  post.probability.assign(static_cast<std::size_t>(versions), 0);
+  Fit fit;
+  fit.degrees_of_freedom = nu;
+  fit.probability.assign(static_cast<std::size_t>(versions), 0);
   std::vector<double> log_post(static_cast<std::size_t>(versions), 0);
-  std::vector<double> shift(static_cast<std::size_t>(versions), 0);
+  std::vector<double>& shift = fit.shift;
+  shift.assign(static_cast<std::size_t>(versions), 0);
   const double log_prior_step = std::log((1 - options.prior_no_step) / (versions - 1));
   const double log_no_step =
       options.prior_no_step > 0 ? std::log(options.prior_no_step) + ll0 : -INFINITY;
@@ -200,25 +184,96 @@ ChangePointPosterior change_point_posterior(const std::vector<std::vector<TimedR
   }
   double total = options.prior_no_step > 0 ? std::exp(log_no_step - top) : 0;
   for (int k = 1; k < versions; ++k) total += std::exp(log_post[static_cast<std::size_t>(k)] - top);
-  post.no_step = options.prior_no_step > 0 ? std::exp(log_no_step - top) / total : 0;
-  double best = -1;
+  fit.no_step = options.prior_no_step > 0 ? std::exp(log_no_step - top) / total : 0;
   for (int k = 1; k < versions; ++k) {
-    const double p = std::exp(log_post[static_cast<std::size_t>(k)] - top) / total;
-    post.probability[static_cast<std::size_t>(k)] = p;
-    if (p > best) {
-      best = p;
-      post.most_likely = k;
+    fit.probability[static_cast<std::size_t>(k)] =
+        std::exp(log_post[static_cast<std::size_t>(k)] - top) / total;
+  }
+  // The marginal likelihood needs the t density's constant, which t_log_density leaves out
+  // because it is common to every model of one nu, but not across nu.
+  const double log_constant = std::lgamma((nu + 1) / 2) - std::lgamma(nu / 2) -
+                              0.5 * std::log(nu * std::numbers::pi) - std::log(sigma);
+  fit.log_evidence = top + std::log(total) + static_cast<double>(pooled.size()) * log_constant;
+  return fit;
+}
+
+// The fits averaged by their marginal likelihoods (equal prior weights): tails that explain the
+// runs better count for more, so clean runs are judged near-normally (a run counts for all it
+// says) and runs with outliers or load bursts robustly.
+ChangePointPosterior average(const std::vector<Fit>& fits, double normal_sigma) {
+  double top = -INFINITY;
+  for (const Fit& f : fits) top = std::max(top, f.log_evidence);
+  double total = 0;
+  for (const Fit& f : fits) total += std::exp(f.log_evidence - top);
+  const std::size_t versions = fits.front().probability.size();
+  ChangePointPosterior post;
+  post.sigma = normal_sigma;
+  post.probability.assign(versions, 0);
+  std::vector<double> shift(versions, 0);
+  double heaviest = -1;
+  for (const Fit& f : fits) {
+    const double w = std::exp(f.log_evidence - top) / total;
+    post.no_step += w * f.no_step;
+    for (std::size_t k = 0; k < versions; ++k) {
+      post.probability[k] += w * f.probability[k];
+      shift[k] += w * f.shift[k];
+    }
+    if (w > heaviest) {
+      heaviest = w;
+      post.degrees_of_freedom = f.degrees_of_freedom;
+    }
+  }
+  double best = -1;
+  for (std::size_t k = 1; k < versions; ++k) {
+    if (post.probability[k] > best) {
+      best = post.probability[k];
+      post.most_likely = static_cast<int>(k);
     }
   }
   post.relative_shift = std::expm1(shift[static_cast<std::size_t>(post.most_likely)]);
-  post.cumulative.assign(static_cast<std::size_t>(versions), 0);
+  post.cumulative.assign(versions, 0);
   const double step_mass = std::max(1 - post.no_step, 1e-300);
   double running = 0;
-  for (int k = 0; k < versions; ++k) {
-    running += post.probability[static_cast<std::size_t>(k)];
-    post.cumulative[static_cast<std::size_t>(k)] = std::min(running / step_mass, 1.0);
+  for (std::size_t k = 0; k < versions; ++k) {
+    running += post.probability[k];
+    post.cumulative[k] = std::min(running / step_mass, 1.0);
   }
   return post;
+}
+
+}  // namespace
+
+ChangePointPosterior change_point_posterior(const std::vector<std::vector<TimedRun>>& runs,
+                                            const ChangePointOptions& options) {
+  const int versions = static_cast<int>(runs.size());
+  if (versions < 2 || runs.front().empty() || runs.back().empty()) {
+    throw UsageError("change point: needs runs of the first and the last version");
+  }
+  const auto& tails = options.degrees_of_freedom;
+  if (!(options.prior_no_step >= 0 && options.prior_no_step < 1) || !(options.shift_scale > 0) ||
+      tails.empty() || !std::all_of(tails.begin(), tails.end(), [](double nu) { return nu > 0; })) {
+    throw UsageError(
+        "change point: prior_no_step must lie in [0, 1), shift_scale must be positive and "
+        "degrees_of_freedom must list at least one positive value");
+  }
+  std::vector<LogRun> all;
+  for (int v = 0; v < versions; ++v) {
+    for (const auto& r : runs[static_cast<std::size_t>(v)]) {
+      if (!(r.value > 0) || !std::isfinite(r.value)) {
+        throw UsageError("change point: run median " + std::to_string(r.value) + " of version #" +
+                         std::to_string(v) + " is not a positive time");
+      }
+      all.push_back({v, std::log(r.value), r.order});
+    }
+  }
+  if (options.drift_window > 0) remove_drift(all, versions, options);
+
+  std::vector<std::vector<double>> by_version(static_cast<std::size_t>(versions));
+  for (const auto& r : all) by_version[static_cast<std::size_t>(r.version)].push_back(r.y);
+  const double normal_sigma = within_version_sigma(by_version);
+  std::vector<Fit> fits;
+  for (double nu : tails) fits.push_back(fit_tails(by_version, normal_sigma, options, nu));
+  return average(fits, normal_sigma);
 }
 
 double minimum_detectable_step(double sigma, int n, double alpha) {
