@@ -49,7 +49,8 @@ TEST_CASE("released store migrations are never edited") {
       "87f04cbde82972d14d1cf590b7ba09c80fd44cda2d1cceb83881ac7ae4e086ae",
       "25541dcfaf05118e8e215ede9ed487d521431b104237bfc34293e4ab4b52145d",
       "4709fb35371ff985519c16e1fc86135a616163c51c7e1cd73177fa3e09868399",
-      "ebbe3606800080da34b46190f7cc04b497deffbe5f35958bb8ecc108868e30d7"};
+      "ebbe3606800080da34b46190f7cc04b497deffbe5f35958bb8ecc108868e30d7",
+      "a9db37de65e7574d52b1b8c85a21f8894d1ffc0f172ec4ff323f4e54fd40b977"};
   REQUIRE(released.size() == static_cast<std::size_t>(kStoreSchemaVersion));
   for (int v = 0; v < kStoreSchemaVersion; ++v) {
     CAPTURE(v);

@@ -7,6 +7,7 @@
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
+#include "runfile/meta_keys.hpp"
 
 namespace culprit::importers {
 namespace {
@@ -300,17 +301,18 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   }
   if (backend.empty()) backend = "unknown";
   s.backend = backend;
-  c.meta = {{"source", "culprit import"},
-            {"trace_format", s.format},
-            {"backend", backend},
-            {"ranks", std::to_string(ranks)},
-            {"world_size", std::to_string(s.world_size)},
-            {"warmup_steps", std::to_string(warmup_until)},
-            {"steps", std::to_string(steady)},
-            {"partial", s.partial ? "1" : "0"},
-            {"incomplete_collectives", incomplete},
-            {"model_flops_per_step", "0"},
-            {"parameter_bytes", "0"}};
+  namespace meta = runfile::meta;
+  c.meta = {{meta::kSource, "culprit import"},
+            {meta::kTraceFormat, s.format},
+            {meta::kBackend, backend},
+            {meta::kRanks, std::to_string(ranks)},
+            {meta::kWorldSize, std::to_string(s.world_size)},
+            {meta::kWarmupSteps, std::to_string(warmup_until)},
+            {meta::kSteps, std::to_string(steady)},
+            {meta::kPartial, s.partial ? "1" : "0"},
+            {meta::kIncompleteCollectives, incomplete},
+            {meta::kModelFlopsPerStep, "0"},
+            {meta::kParameterBytes, "0"}};
   c.provenance.push_back({-1, "import_warnings", std::to_string(s.warnings.size())});
   std::string files = "[";
   for (std::size_t r = 0; r < s.files.size(); ++r)

@@ -1,4 +1,5 @@
 #include "culprit/analysis/efficiency.hpp"
+#include "runfile/meta_keys.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -109,7 +110,7 @@ Efficiency efficiency(const Timeline& timeline, const std::vector<CollectiveTimi
     }
   }
   const double median_ms = median_inplace(steady_ms);
-  const double flops_per_rank = meta_number(run, "model_flops_per_step");
+  const double flops_per_rank = meta_number(run, runfile::meta::kModelFlopsPerStep);
 
   eff.mfu =
       ratio("MFU", flops_per_rank * ranks, "model FLOP per step",
