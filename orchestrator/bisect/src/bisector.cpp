@@ -397,6 +397,13 @@ class Bisection {
     result_.steps.push_back(
         {Step::Kind::kEndpoints, bad, judgement.verdict, std::nullopt, outcome, judged.n, "", -1});
     if (judgement.verdict == Verdict::kRegressed) return true;
+    return endpoints_not_regressed(good, bad, judged);
+  }
+
+  // The endpoints' verdict at the cap is not `regressed`: true when the search goes on all the
+  // same (a step more likely than not), else false with the status and message set.
+  bool endpoints_not_regressed(int good, int bad, const PairJudgement& judged) {
+    const stats::Comparison& judgement = judged.comparison;
     // At the cap, a step more likely than not goes to the search: its runs inform both levels
     // (every run of every version does), and the search ends not reproduced when they deny it.
     if (judgement.verdict == Verdict::kInconclusive && paired_step(good, bad, options_.alpha) &&

@@ -215,6 +215,51 @@ std::string delay_text(const DelayInjection& d) {
   return text;
 }
 
+namespace {
+
+// A configuration that runs an unmodified MPI program under the PMPI interposer needs the
+// program's command, the cpu backend, and injections the interposer can make.
+void check_pmpi(const Manifest& manifest, const VersionSpec* version,
+                const InstrumentSpec& instrument_spec, const stepmodel::RunConfig& run,
+                const std::string& label, Diagnostics& diagnostics) {
+  const InstrumentSpec* instrument = &instrument_spec;
+  const std::string in = " in configuration '" + label + "'";
+  const std::string key =
+      (instrument == &manifest.baseline.instrument ? std::string("baseline")
+                                                   : "versions." + version->name) +
+      ".instrument";
+  if (version == nullptr || version->command.empty()) {
+    diagnostics.add(instrument->instrument_where, key,
+                    "a version with the application's command = [...]" + in,
+                    version ? "no command" : "no [versions] entry",
+                    "give the version command = [\"lmp\", \"-in\", \"in.melt\"] (docs/pmpi.md)");
+  }
+  if (run.backend != "cpu") {
+    diagnostics.add(instrument->instrument_where, key, "backend \"cpu\" (a real MPI program)" + in,
+                    "backend " + run.backend, "remove backend or set backend = \"cpu\"");
+  }
+  if (!run.inject.slowdowns.empty() || !run.inject.faults.empty()) {
+    diagnostics.add(instrument->instrument_where, key,
+                    "only delays and clock_skews with instrument \"pmpi\"" + in,
+                    "slowdowns or faults", "inject delays = [{ rank, phase, ms }] instead");
+  }
+}
+
+// The hash covers what the workload does, not what the configuration is called.
+std::string configuration_hash(const Configuration& config) {
+  Json::Array command(config.command.begin(), config.command.end());
+  Json::Object env(config.env.begin(), config.env.end());
+  const Json workload =
+      Json::parse(stepmodel::to_json(config.run, stepmodel::JsonFields::kWorkload));
+  return sha256_hex(Json(Json::Object{{"resolved", workload},
+                                      {"command", command},
+                                      {"env", env},
+                                      {"version", config.version}})
+                        .dump());
+}
+
+}  // namespace
+
 Configuration compose(const Manifest& manifest, const Selection& selection,
                       Diagnostics& diagnostics) {
   const std::size_t problems_before = diagnostics.reports();
@@ -263,27 +308,7 @@ Configuration compose(const Manifest& manifest, const Selection& selection,
   run.instrument = config.instrument = instrument->instrument;
   if (instrument->step_rule) run.step_rule = *instrument->step_rule;
   if (run.instrument == "pmpi") {
-    const std::string in = " in configuration '" + config.label + "'";
-    const std::string key =
-        (instrument == &manifest.baseline.instrument ? std::string("baseline")
-                                                     : "versions." + version->name) +
-        ".instrument";
-    if (version == nullptr || version->command.empty()) {
-      diagnostics.add(instrument->instrument_where, key,
-                      "a version with the application's command = [...]" + in,
-                      version ? "no command" : "no [versions] entry",
-                      "give the version command = [\"lmp\", \"-in\", \"in.melt\"] (docs/pmpi.md)");
-    }
-    if (run.backend != "cpu") {
-      diagnostics.add(instrument->instrument_where, key,
-                      "backend \"cpu\" (a real MPI program)" + in, "backend " + run.backend,
-                      "remove backend or set backend = \"cpu\"");
-    }
-    if (!run.inject.slowdowns.empty() || !run.inject.faults.empty()) {
-      diagnostics.add(instrument->instrument_where, key,
-                      "only delays and clock_skews with instrument \"pmpi\"" + in,
-                      "slowdowns or faults", "inject delays = [{ rank, phase, ms }] instead");
-    }
+    check_pmpi(manifest, version, *instrument, run, config.label, diagnostics);
   }
 
   const bool custom_command = version != nullptr && !version->command.empty();
@@ -298,15 +323,7 @@ Configuration compose(const Manifest& manifest, const Selection& selection,
     config.env = version->env;
   }
 
-  // The hash covers what the workload does, not what the configuration is called.
-  Json::Array command(config.command.begin(), config.command.end());
-  Json::Object env(config.env.begin(), config.env.end());
-  const Json workload = Json::parse(stepmodel::to_json(run, stepmodel::JsonFields::kWorkload));
-  config.config_hash = sha256_hex(Json(Json::Object{{"resolved", workload},
-                                                    {"command", command},
-                                                    {"env", env},
-                                                    {"version", config.version}})
-                                      .dump());
+  config.config_hash = configuration_hash(config);
   config.resolved_json = stepmodel::to_json(run, stepmodel::JsonFields::kConfiguration);
 
   if (diagnostics.reports() == problems_before && !custom_command) {
