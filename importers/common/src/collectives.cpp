@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "culprit/common/kernels.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/mapping.hpp"
 
@@ -40,12 +41,24 @@ RankCollective collective_of(const TraceRecord& r) {
 bool is_collective_call(std::string_view name) {
   if (starts_with(name, "c10d::")) return name != "c10d::wait" && name != "c10d::wait_";
   if (starts_with(name, "nccl:")) return true;
+  // PyTorch's symmetric-memory collectives (symm_mem::multimem_all_reduce_), whose kernels are
+  // no nccl* kernels.
+  if (starts_with(name, "symm_mem::")) return collective_op_from_name(name) != CollectiveOp::kNone;
   return std::find(kMpiCollectives.begin(), kMpiCollectives.end(), name) != kMpiCollectives.end();
 }
 
 bool is_collective_work(std::string_view name) {
-  return starts_with(name, "gloo:") || starts_with(name, "ncclKernel") ||
-         starts_with(name, "ncclDevKernel");
+  return starts_with(name, "gloo:") || classify_kernel(name).kind == KernelClass::kCollective;
+}
+
+const KernelKind& KernelClasses::of(const NameTable& names, std::uint32_t name) {
+  if (name >= known_.size()) known_.resize(names.size(), 0);
+  if (!known_[name]) {
+    kinds_.resize(known_.size());
+    kinds_[name] = classify_kernel(names[name]);
+    known_[name] = 1;
+  }
+  return kinds_[name];
 }
 
 std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& steps) {
