@@ -690,7 +690,8 @@ struct NsysRow {
 // A hand-written export: kernels (device, globalPid, correlation), runtime launches and NVTX
 // ranges (globalTid = pid << 24 | tid).
 std::string write_nsys(const std::string& name, const std::vector<NsysRow>& kernels,
-                       const std::vector<NsysRow>& launches, const std::vector<NsysRow>& nvtx) {
+                       const std::vector<NsysRow>& launches, const std::vector<NsysRow>& nvtx,
+                       const std::string& extra_sql = "") {
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
   std::filesystem::remove(path);
   sqlite3* db = nullptr;
@@ -724,6 +725,7 @@ std::string write_nsys(const std::string& name, const std::vector<NsysRow>& kern
            std::to_string(n.end_us * us) + ",59,'" + n.text + "'," +
            std::to_string(n.global_tid_or_pid) + ",NULL);";
   }
+  sql += extra_sql;
   REQUIRE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(db);
   return path;
@@ -852,4 +854,21 @@ TEST_CASE("a GEMM kernel takes the FLOPs of the operator that launched it, once 
   CHECK(std::stod(meta.at("gemm_flops")) == 2.0 * 64 * 16 * 32);  // once for two kernels
   CHECK(std::stod(meta.at("gemm_shaped_ns")) == 20 * us);
   CHECK(run.summary.kernel_classes.at("gemm") == 3);
+}
+
+TEST_CASE("a one-process export takes its rank from the launched process's environment") {
+  // hand-written: `srun nsys profile python train.py` records the rank's environment
+  const std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 0, 1}};
+  const std::string env =
+      "CREATE TABLE META_DATA_CAPTURE (name TEXT, value TEXT);"
+      "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', 'LOCAL_RANK=\"1\"');"
+      "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', "
+      "'SLURM_PROCID=\"5\"');"
+      "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ARGUMENT_1', '--rank=9');";
+  const std::string path = write_nsys("culprit_env.sqlite", kernels, {}, {}, env);
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kNsys);
+  REQUIRE(traces.size() == 1);
+  CHECK(traces[0].rank == 5);  // SLURM_PROCID before LOCAL_RANK and the command line
+  CHECK(traces[0].rank_source == "process environment SLURM_PROCID");
+  std::filesystem::remove(path);
 }
