@@ -751,6 +751,18 @@ std::string two_process_export() {
                           std::to_string(900 + s) + ", sizes = [[64, 32], [32, 16]]"});
       launches.push_back({t0 + 20, t0 + 22, tid(pid), "", 0, corr});
       kernels.push_back({t0 + 25, t0 + 35, pid, "sm90_xmma_gemm_bf16bf16_bf16f32", device, corr});
+      // an emit_nvtx all-reduce call launching its NCCL kernel, then a SendRecv with no call
+      nvtx.push_back({t0 + 50, t0 + 60, tid(pid),
+                      "c10d::allreduce_, seq = " + std::to_string(70 + s) +
+                          ", op_id = " + std::to_string(950 + s)});
+      launches.push_back({t0 + 52, t0 + 53, tid(pid), "", 0, corr + 1000});
+      kernels.push_back(
+          {t0 + 55, t0 + 70, pid,
+           "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", device,
+           corr + 1000});
+      kernels.push_back({t0 + 75, t0 + 80, pid,
+                         "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", device,
+                         corr + 2000});
     }
   }
   return write_nsys("culprit_two_process.sqlite", kernels, launches, nvtx);
@@ -784,6 +796,14 @@ TEST_CASE("one nsys export with two processes is two ranks, numbered by device i
   CHECK(run.summary.rank_rule ==
         "a rank per process of the export; number from the CUDA device id");
   CHECK(run.summary.kernel_classes.at("gemm") == 6);
+  CHECK(run.summary.kernel_classes.at("collective") == 12);
+  // per rank and step: the all-reduce (its call and kernel paired by correlation) and the
+  // SendRecv kernel without a call, matched across the two ranks of the one export
+  CHECK(run.summary.collectives == 12);
+  for (const std::string& w : run.summary.warnings) {
+    CHECK(w.find("not in every file") == std::string::npos);
+    CHECK(w.find("do not match") == std::string::npos);
+  }
   int said = 0;
   for (const std::string& w : run.summary.warnings) {
     said += w.find("repeated outermost NVTX range 'train_step'") != std::string::npos;

@@ -226,13 +226,16 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
     }
     result.push_back(c);
   }
-  if (calls.empty()) {
-    // Work without calls (a trimmed or CPU-worker-only trace): the work is the collective.
-    for (const TraceRecord* w : works) {
-      RankCollective c = collective_of(*w);
-      if (w->on_device) c.device_begin_ns = w->begin_ns;
-      result.push_back(c);
-    }
+  // Work without a call is the collective itself: every work when the trace holds no call (a
+  // trimmed or CPU-worker-only trace), and a device kernel no call launched (an NCCL SendRecv
+  // of pipeline parallelism, captured without NVTX ranges around it) even when other
+  // collectives have calls: it was dropped before. Unpaired gloo work stays out (its call is
+  // there, unpaired for the reason warned above).
+  for (std::size_t w = 0; w < works.size(); ++w) {
+    if (work_used[w] || (!calls.empty() && !works[w]->on_device)) continue;
+    RankCollective c = collective_of(*works[w]);
+    if (works[w]->on_device) c.device_begin_ns = works[w]->begin_ns;
+    result.push_back(c);
   }
   std::sort(result.begin(), result.end(), [](const RankCollective& a, const RankCollective& b) {
     return a.arrival_ns < b.arrival_ns;
