@@ -12,15 +12,15 @@ namespace culprit {
 namespace {
 
 // Where a rule looks: the function's own identifier, the qualified name outside template
-// arguments and parameters ("void cutlass::Kernel", never "...<cutlass::bfloat16_t>"), or the
-// whole name.
+// arguments and parameters ("void cutlass::Kernel", never "...<cutlass::bfloat16_t>"), both
+// lower-cased, or the whole name as written.
 enum class Field { kBase, kOuter, kWhole };
 enum class Match { kPrefix, kContains };
 
 struct Rule {
   Field field;
   Match match;
-  std::string_view text;  // compared lower-case
+  std::string_view text;  // lower-case (kBase, kOuter) or as written (kWhole)
   KernelClass kind;
   const char* library;
   CollectiveOp op = CollectiveOp::kNone;  // a collective's operation; kNone: from its name
@@ -53,9 +53,13 @@ constexpr std::array<Rule, 21> kRules = {{
     {Field::kBase, Match::kPrefix, "memset", KernelClass::kMemset, ""},
 }};
 
+char ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
 std::string lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) c = ascii_lower(c);
   return out;
 }
 
@@ -101,8 +105,9 @@ std::size_t qualified_end(std::string_view name, OnOuter&& outer) {
 
 std::string outer_text(std::string_view name) {
   std::string out;
-  qualified_end(name, [&](std::size_t i) { out += name[i]; });
-  return lower(out);
+  out.reserve(64);
+  qualified_end(name, [&](std::size_t i) { out += ascii_lower(name[i]); });
+  return out;
 }
 
 bool matches(const Rule& r, std::string_view base, std::string_view outer, std::string_view whole) {
@@ -175,9 +180,8 @@ CollectiveOp collective_op_from_name(std::string_view name) {
 KernelKind classify_kernel(std::string_view name) {
   const std::string base = lower(kernel_base_name(name));
   const std::string outer = outer_text(name);
-  const std::string whole = lower(name);
   for (const Rule& r : kRules) {
-    if (!matches(r, base, outer, whole)) continue;
+    if (!matches(r, base, outer, name)) continue;
     KernelKind k{r.kind, r.op, r.library};
     if (r.kind == KernelClass::kCollective && k.op == CollectiveOp::kNone) {
       k.op = collective_op_from_name(base);

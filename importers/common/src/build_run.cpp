@@ -2,6 +2,8 @@
 // models, meta, provenance, configuration echo). Only the runfile library (culprit_runfile)
 // writes the file.
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -215,6 +217,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   const int first_step = *common.begin();
   const int warmup_until = first_step + std::max(0, o.warmup_steps);
   GemmTotals gemm;
+  std::array<std::int64_t, static_cast<std::size_t>(KernelClass::kOther) + 1> class_counts{};
 
   stepclock::RunFileContents& c = out.contents;
   GlobalNames names(c);
@@ -254,18 +257,17 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     }
     std::map<std::pair<int, std::uint16_t>, int> occurrence;
     int outside = 0;
-    KernelClasses classes;
     for (const TraceRecord& x : t.records) {
       if (!x.on_device) continue;
-      const KernelClass kind = classes.of(t.names, x.name).kind;
+      const KernelClass kind = t.kernel_classes.of(t.names, x.name).kind;
       if (x.kind == RecordKind::kOther) {  // copies, memsets, GPU annotations: counted only
         if (kind == KernelClass::kMemcpy || kind == KernelClass::kMemset)
-          ++s.kernel_classes[kernel_class_name(kind)];
+          ++class_counts[static_cast<std::size_t>(kind)];
         continue;
       }
       if (x.kind != RecordKind::kKernel && x.kind != RecordKind::kCollectiveWork) continue;
       ++s.kernels;
-      ++s.kernel_classes[kernel_class_name(kind)];
+      ++class_counts[static_cast<std::size_t>(kind)];
       auto launch = launch_at.find(x.correlation);
       const std::int64_t when = launch != launch_at.end() ? launch->second : x.begin_ns;
       const int step = step_at(steps[r], when);
@@ -321,6 +323,10 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     gemm.flops += g.flops;
     // Memory stays O(kept events): a rank's records go once its events are built.
     t.records = {};
+  }
+  for (std::size_t k = 0; k < class_counts.size(); ++k) {
+    if (class_counts[k] > 0)
+      s.kernel_classes[kernel_class_name(static_cast<KernelClass>(k))] = class_counts[k];
   }
   std::stable_sort(c.events.begin(), c.events.end(),
                    [](const stepclock::EventRecord& a, const stepclock::EventRecord& b) {

@@ -51,7 +51,7 @@ bool is_collective_work(std::string_view name) {
   return starts_with(name, "gloo:") || classify_kernel(name).kind == KernelClass::kCollective;
 }
 
-const KernelKind& KernelClasses::of(const NameTable& names, std::uint32_t name) {
+const KernelKind& KernelClasses::of(const NameTable& names, std::uint32_t name) const {
   if (name >= known_.size()) known_.resize(names.size(), 0);
   if (!known_[name]) {
     kinds_.resize(known_.size());

@@ -49,16 +49,25 @@ const ShapedOp* innermost(const std::vector<ShapedOp>& ops, std::int64_t t) {
 
 GemmTotals gemm_totals(const RankTrace& t, const RankSteps& steps, int first_steady_step) {
   GemmTotals out;
+  std::vector<const TraceRecord*> gemms;
+  for (const TraceRecord& k : t.records) {
+    if (k.on_device && k.kind == RecordKind::kKernel &&
+        t.kernel_classes.of(t.names, k.name).kind == KernelClass::kGemm)
+      gemms.push_back(&k);
+  }
+  if (gemms.empty()) return out;
   const auto ops = shaped_ops(t);
   std::unordered_map<std::int64_t, const TraceRecord*> launch;  // correlation -> runtime call
+  for (const TraceRecord* k : gemms) launch.emplace(k->correlation, nullptr);
   for (const TraceRecord& r : t.records) {
-    if (r.kind == RecordKind::kRuntime && r.correlation >= 0) launch.emplace(r.correlation, &r);
+    if (r.kind != RecordKind::kRuntime) continue;
+    auto it = launch.find(r.correlation);
+    if (it != launch.end()) it->second = &r;
   }
-  KernelClasses classes;
+  std::erase_if(launch, [](const auto& entry) { return entry.second == nullptr; });
   std::set<std::uint32_t> counted;
-  for (const TraceRecord& k : t.records) {
-    if (!k.on_device || k.kind != RecordKind::kKernel) continue;
-    if (classes.of(t.names, k.name).kind != KernelClass::kGemm) continue;
+  for (const TraceRecord* kernel : gemms) {
+    const TraceRecord& k = *kernel;
     auto l = launch.find(k.correlation);
     const std::int64_t when = l != launch.end() ? l->second->begin_ns : k.begin_ns;
     if (step_at(steps, when) < first_steady_step) continue;

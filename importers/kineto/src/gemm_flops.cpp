@@ -33,6 +33,7 @@ double matmul(const RawEvent::Shapes& s, int a, int b) {
 }  // namespace
 
 bool is_gemm_operator(std::string_view name) {
+  if (name.size() < 8 || name.substr(0, 6) != "aten::") return false;
   for (std::string_view op : kGemmOps) {
     if (name == op) return true;
   }

@@ -33,7 +33,7 @@ struct RawEvent {
   struct Shapes {
     int inputs = 0;
     std::array<int, 4> rank{};
-    std::array<std::array<std::int64_t, 6>, 4> dims{};
+    std::array<std::array<std::int64_t, 6>, 4> dims;  // only [i][0, rank[i]) is set
   } shapes;
 };
 

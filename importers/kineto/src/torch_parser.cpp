@@ -122,14 +122,13 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
     copy = bytes;
     padded = &copy;
   }
-  KernelClasses kernels;
   const KinetoHeader h = tokenize_kineto(*padded, bytes.size(), file, [&](const RawEvent& e) {
     ++t.events_read;
     if (e.ph != "X" || !e.has_ts) return;
     bool on_device = false;
     const RecordKind kind = kineto_kind(e.cat, e.name, on_device);
     if (kind == RecordKind::kOther && !on_device) return;
-    add_record(t, e, kind, on_device, &kernels);
+    add_record(t, e, kind, on_device, &t.kernel_classes);
   });
   if (!h.has_trace_events) {
     throw UsageError(file +

@@ -75,6 +75,7 @@ RankTrace unit_trace(const RankTrace& t, const Unit& u,
   out.process = u.process;
   out.device = u.per_device ? u.device : -1;
   out.names = t.names;
+  out.kernel_classes = t.kernel_classes;
   for (std::size_t i = 0; i < t.records.size(); ++i) {
     if (t.record_process[i] != u.process) continue;
     const TraceRecord& r = t.records[i];

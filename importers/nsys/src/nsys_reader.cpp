@@ -188,7 +188,6 @@ RankTrace parse_nsys(const std::string& path) {
   Export x(path);
   check_schema(x, t);
   if (!x.has_table("StringIds")) x.fail("StringIds", "the table is missing");
-  KernelClasses kernels;
   auto keep = [&](const TraceRecord& r, std::int64_t process, std::int64_t seq) {
     t.records.push_back(r);
     t.record_process.push_back(process);
@@ -206,7 +205,7 @@ RankTrace parse_nsys(const std::string& path) {
                    r.correlation = sqlite3_column_int64(s, 4);
                    r.name = t.names.intern(text(s, 5));
                    r.on_device = true;
-                   r.kind = kernels.of(t.names, r.name).kind == KernelClass::kCollective
+                   r.kind = t.kernel_classes.of(t.names, r.name).kind == KernelClass::kCollective
                                 ? RecordKind::kCollectiveWork
                                 : RecordKind::kKernel;
                    if (r.end_ns < r.begin_ns)

@@ -56,17 +56,6 @@ bool is_collective_call(std::string_view name);
 // one-shot/two-shot custom all-reduce).
 bool is_collective_work(std::string_view name);
 
-// The kernel table's verdict on a rank's names (culprit/common/kernels.hpp), each name
-// classified once.
-class KernelClasses {
- public:
-  const KernelKind& of(const NameTable& names, std::uint32_t name);
-
- private:
-  std::vector<char> known_;
-  std::vector<KernelKind> kinds_;
-};
-
 struct RankCollective {
   int step = -1;
   int ordinal = 0;                    // index within the step on this rank (call order)

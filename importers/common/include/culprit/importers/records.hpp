@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "culprit/common/kernels.hpp"
+
 namespace culprit::importers {
 
 enum class RecordKind : std::uint8_t {
@@ -54,6 +56,17 @@ class NameTable {
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
 };
 
+// The kernel table's verdict on a rank's names (culprit/common/kernels.hpp), each name
+// classified once.
+class KernelClasses {
+ public:
+  const KernelKind& of(const NameTable& names, std::uint32_t name) const;
+
+ private:
+  mutable std::vector<char> known_;
+  mutable std::vector<KernelKind> kinds_;
+};
+
 // How the ranks inside one file are told apart (--rank-by): a process each (globalPid), a
 // device each, or a process each unless one process drives several devices (then a device each).
 enum class RankBy : std::uint8_t { kAuto, kProcess, kDevice };
@@ -78,6 +91,7 @@ struct RankTrace {
   std::map<std::string, std::vector<int>> group_ranks;
   std::int64_t events_read = 0;  // trace events seen in the file (all phases)
   NameTable names;
+  KernelClasses kernel_classes;  // of `names`, each classified once
   std::vector<TraceRecord> records;
   std::vector<std::string> warnings;
   // Files that may hold several ranks (Nsight Systems): per record, its process (globalPid) and
