@@ -1,5 +1,6 @@
 // Records from PyTorch profiler events (Kineto and legacy): what each event is for the
 // mapping rules (records -> rows happen in importers/common).
+#include <cmath>
 #include <limits>
 
 #include "culprit/errors.hpp"
@@ -77,7 +78,8 @@ void add_record(RankTrace& t, const RawEvent& e, RecordKind kind, bool on_device
   if (!e.group.empty()) r.group = static_cast<std::int32_t>(t.names.intern(e.group));
   if (kind == RecordKind::kOp && e.shapes.inputs > 0) {
     const double flops = gemm_flops(e.name, e.shapes);
-    if (flops > 0) t.op_flops.emplace_back(static_cast<std::uint32_t>(t.records.size()), flops);
+    if (flops > 0 && std::isfinite(flops))
+      t.op_flops.emplace_back(static_cast<std::uint32_t>(t.records.size()), flops);
   }
   t.records.push_back(r);
 }
