@@ -894,3 +894,25 @@ TEST_CASE("a one-process export takes its rank from the launched process's envir
   CHECK(traces[0].rank_source == "process environment SLURM_PROCID");
   std::filesystem::remove(path);
 }
+
+TEST_CASE("ranks in one export take the number each process's MPI Rank mark says") {
+  // hand-written: two processes on GPUs 0 and 1 whose marks say ranks 7 and 6
+  const std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 0, 1},
+                                        {1000, 1010, kPid1, "nvjet_tst_64x64", 1, 2}};
+  const std::string marks = "INSERT INTO NVTX_EVENTS VALUES (10, NULL, 34, 'MPI Rank 7', " +
+                            std::to_string(tid(kPid0)) +
+                            ", NULL);INSERT INTO NVTX_EVENTS VALUES (10, NULL, 34, 'MPI Rank 6', " +
+                            std::to_string(tid(kPid1)) + ", NULL);";
+  const std::string path = write_nsys("culprit_marks.sqlite", kernels, {}, {}, marks);
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kNsys);
+  REQUIRE(traces.size() == 2);
+  CHECK(traces[0].rank == 7);
+  CHECK(traces[1].rank == 6);
+  CHECK(traces[0].rank_source.rfind("the rank each process says", 0) == 0);
+  // --rank-by device numbers by device, not by the process's mark
+  const std::vector<RankTrace> by_device = read_traces({path}, Format::kNsys, RankBy::kDevice);
+  REQUIRE(by_device.size() == 2);
+  CHECK(by_device[0].rank == 0);
+  CHECK(by_device[1].rank == 1);
+  std::filesystem::remove(path);
+}

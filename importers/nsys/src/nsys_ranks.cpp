@@ -142,8 +142,11 @@ std::vector<RankTrace> split_nsys_ranks(RankTrace whole, RankBy by) {
       whole.file + ": " + std::to_string(units.size()) + " ranks in one export, " +
       (per_device ? "a rank per (process, GPU)" : "a rank per process (globalPid)") +
       "; rank numbers from " + rule +
-      " (the export holds no RANK / LOCAL_RANK / OMPI_COMM_WORLD_RANK / SLURM_PROCID per "
-      "process and no NCCL communicator ranks)");
+      (rule.rfind("the rank each process says", 0) == 0
+           ? std::string()
+           : std::string(" (the export holds no RANK / LOCAL_RANK / OMPI_COMM_WORLD_RANK / "
+                         "SLURM_PROCID per process, no MPI Rank mark per process and no NCCL "
+                         "communicator ranks)")));
   const auto others = static_cast<std::int64_t>(std::count(taken.begin(), taken.end(), 0));
   if (others > 0) {
     out[0].warnings.push_back(whole.file + ": " + std::to_string(others) +
