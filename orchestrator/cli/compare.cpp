@@ -1,7 +1,5 @@
 // `culprit compare`: the baseline against every other configuration of an experiment (or one
 // named pair): medians with CIs, Hodges–Lehmann shift with CI, p-value, verdict.
-#include <spdlog/spdlog.h>
-
 #include <iostream>
 #include <optional>
 #include <string>
@@ -9,8 +7,8 @@
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/report/compare_report.hpp"
+#include "culprit/stats/judge.hpp"
 #include "culprit/stats/stored.hpp"
-#include "culprit/stats/stored_looks.hpp"
 #include "culprit/storage/store.hpp"
 #include "subcommand.hpp"
 
@@ -27,20 +25,6 @@ struct CompareArgs {
   std::optional<double> margin;
 };
 
-// Overall alpha, margin and the looks of adaptive sampling, as the experiment ran.
-struct StatsSettings {
-  double alpha = 0.05;
-  double margin = 0.02;
-  int looks = 1;
-  std::string source = "defaults";
-  int repetitions = 5;
-  int max_repetitions = 5;
-};
-
-StatsSettings settings_from(const manifest::ExperimentSettings& s, const std::string& source) {
-  return {s.alpha, s.margin, 1, source, s.repetitions, s.max_repetitions};
-}
-
 void run_compare(const CompareArgs& args) {
   std::optional<manifest::Manifest> loaded;
   if (!args.manifest.empty()) loaded = manifest::load_manifest(args.manifest);
@@ -51,42 +35,17 @@ void run_compare(const CompareArgs& args) {
   const std::string experiment_name =
       !args.experiment.empty() ? args.experiment : (loaded ? loaded->settings.name : "");
   const stats::StoredExperiment experiment = stats::load_stored_experiment(*store, experiment_name);
+  const stats::Judgement judged = stats::judge_experiment(
+      *store, experiment, {args.baseline, args.candidate, args.alpha, args.margin});
 
-  StatsSettings settings;
-  if (loaded) {
-    settings = settings_from(loaded->settings, "from " + args.manifest);
-  } else if (!experiment.manifest_text.empty()) {
-    try {
-      settings = settings_from(
-          manifest::parse_manifest(experiment.manifest_text, experiment.manifest_path).settings,
-          "from the stored manifest");
-    } catch (const std::exception& e) {
-      spdlog::warn(
-          "the stored manifest of '{}' does not parse ({}); using alpha 0.05, margin "
-          "0.02",
-          experiment.name, e.what());
-    }
-  }
-  if (args.alpha) settings.alpha = *args.alpha;
-  if (args.margin) settings.margin = *args.margin;
-  const stats::LookAlpha look = stats::alpha_per_look(experiment, settings.repetitions,
-                                                      settings.max_repetitions, settings.alpha);
-  settings.looks = look.looks;
-
-  stats::ComparisonRequest request;
-  request.baseline_label = args.baseline;
-  request.candidate_label = args.candidate;
-  request.options.alpha = look.alpha;
-  request.options.margin = settings.margin;
-  const stats::StoredComparisons result = stats::compare_stored(experiment, request);
-
-  const report::CompareSettings shown{settings.alpha, settings.looks, request.options.alpha,
-                                      settings.margin, settings.source};
   const bool single_pair = !args.candidate.empty();
   if (args.common.json && single_pair) {
-    std::cout << report::compare_pair_json(result.experiment, result.comparisons.front()) << "\n";
+    std::cout << report::compare_pair_json(judged.comparisons.experiment,
+                                           judged.comparisons.comparisons.front())
+              << "\n";
   } else {
-    print(args.common, report::compare_json(result) + "\n", report::compare_text(result, shown));
+    print(args.common, report::compare_json(judged.comparisons) + "\n",
+          report::compare_text(judged.comparisons, judged.settings));
   }
 }
 
@@ -105,12 +64,14 @@ void register_compare(CLI::App& app, Outcome& outcome) {
   command->add_option("--candidate", args->candidate,
                       "Compare only this configuration (default: every other one)");
   command
-      ->add_option("--alpha", args->alpha,
-                   "Overall two-sided alpha (default: the manifest's stats.alpha, 0.05)")
+      ->add_option(
+          "--alpha", args->alpha,
+          "Overall two-sided alpha (default: stats.alpha as the experiment ran, else 0.05)")
       ->check(CLI::Range(1e-9, 0.5));
   command
-      ->add_option("--margin", args->margin,
-                   "Practical margin on the relative shift (default: stats.margin, 0.02)")
+      ->add_option(
+          "--margin", args->margin,
+          "Practical margin on the relative shift (default: stats.margin as it ran, else 0.02)")
       ->check(CLI::Range(0.0, 10.0));
 }
 

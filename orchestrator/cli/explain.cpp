@@ -1,6 +1,9 @@
 // `culprit explain`: a change of median step time decomposed into components by category and
 // culprit (rank, phase, layer) plus unclassified, reconciled to 0.01 ms.
+#include <spdlog/spdlog.h>
+
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "culprit/analysis/explain.hpp"
@@ -10,6 +13,7 @@
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/report/explain_report.hpp"
 #include "culprit/report/reduce_report.hpp"
+#include "culprit/stats/judge.hpp"
 #include "culprit/stats/stored.hpp"
 #include "culprit/storage/store.hpp"
 #include "subcommand.hpp"
@@ -33,11 +37,20 @@ void explain(const ExplainArgs& args) {
   auto store = open_existing(args.common);
   const analysis::StoredExplanations result =
       analysis::explain_stored(*store, args.experiment, args.baseline, args.candidate, {});
-  print(args.common, report::explain_json(result) + "\n", report::explain_text(result));
+  const stats::StoredExperiment experiment =
+      stats::load_stored_experiment(*store, result.experiment);
+  // Judged as compare and report judge it; a pair without runs enough is judged where it can be.
+  std::optional<stats::Judgement> judged;
+  try {
+    judged = stats::judge_experiment(*store, experiment, {args.baseline, args.candidate, {}, {}});
+  } catch (const UsageError& e) {
+    spdlog::warn("no verdict: {}", e.what());
+  }
+  const stats::Judgement* verdicts = judged ? &*judged : nullptr;
+  print(args.common, report::explain_json(result, verdicts) + "\n",
+        report::explain_text(result, verdicts));
   if (!args.common.json) {
     // A reduced experiment (`culprit reduce`) knows the change it was made to reproduce.
-    const stats::StoredExperiment experiment =
-        stats::load_stored_experiment(*store, result.experiment);
     if (auto from = manifest::reduced_from_text(experiment.manifest_text)) {
       print_text(report::reproduction_text(analysis::reproduction(result, from->target_ms()),
                                            from->target_ms()));

@@ -14,20 +14,47 @@ FORMAT_VERSION = 3  # the DDL of format 3; this module writes its events as rows
 EVENT_KINDS = ("compute", "collective", "host", "step")
 
 
-def schema_path():
+def _owned_file(name, what):
+    """A file of the run-file library (workloads/runfile/NAME): beside this module when
+    installed, else in the repository this module is imported from."""
     here = os.path.dirname(os.path.abspath(__file__))
-    for candidate in (os.path.join(here, "run_file.sql"),
-                      os.path.join(here, "..", "..", "workloads", "runfile", "run_file.sql")):
+    for candidate in (os.path.join(here, name),
+                      os.path.join(here, "..", "..", "workloads", "runfile", name)):
         if os.path.exists(candidate):
             return os.path.normpath(candidate)
     raise FileNotFoundError(
-        "run_file.sql (the run-file DDL) is neither beside %s nor in the repository's "
-        "workloads/runfile/: copy workloads/runfile/run_file.sql beside the module" % __file__)
+        "%s (%s) is neither beside %s nor in the repository's workloads/runfile/: copy "
+        "workloads/runfile/%s beside the module" % (name, what, __file__, name))
+
+
+def schema_path():
+    return _owned_file("run_file.sql", "the run-file DDL")
 
 
 def schema_sql():
     with open(schema_path(), encoding="utf-8") as f:
         return f.read()
+
+
+def _read_meta_keys():
+    path = _owned_file("meta_keys.tsv", "the run meta keys")
+    with open(path, encoding="utf-8") as f:
+        return tuple(line.split("\t", 1)[0] for line in f
+                     if line.strip() and not line.startswith("#"))
+
+
+# The run meta keys culprit writes and reads, from their one owner (workloads/runfile/meta_keys.tsv,
+# which the C++ library embeds as runfile::meta). An application's own facts may use any other key.
+META_KEYS = _read_meta_keys()
+
+
+def meta_key(name):
+    """`name` if it is one of culprit's run meta keys; ValueError otherwise (a key this module
+    writes or reads must be listed by the owner)."""
+    if name not in META_KEYS:
+        raise ValueError("run meta key %r is not in workloads/runfile/meta_keys.tsv (%s)"
+                         % (name, ", ".join(META_KEYS)))
+    return name
 
 
 def write_run_file(path, meta, config_json, provenance, clock_models, events):
@@ -55,8 +82,8 @@ def write_run_file(path, meta, config_json, provenance, clock_models, events):
             for statement in sql.split(";"):
                 if statement.strip():
                     db.execute(statement)
-            rows = [("format_version", str(FORMAT_VERSION))]
-            rows += [(str(k), str(v)) for k, v in meta.items() if k != "format_version"]
+            rows = [(meta_key("format_version"), str(FORMAT_VERSION))]
+            rows += [(str(k), str(v)) for k, v in meta.items() if k != meta_key("format_version")]
             db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", rows)
             db.executemany(
                 "INSERT OR REPLACE INTO provenance (rank, key, value) VALUES (?, ?, ?)",

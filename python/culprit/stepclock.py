@@ -330,12 +330,13 @@ class StepClock:
         provenance.extend((-1, k, v) for k, v in self._job_provenance())
         models = [clocks.clock_model(r, self._start[r], end[r], self._exchanges, hosts[r])
                   for r in range(self.world)]
-        meta = {"backend": self.config.backend, "warmup_steps": self.config.warmup_steps,
-                "steps": self.config.steps, "source": self.source,
-                "started_at": self.started_at}
+        key = runfile.meta_key
+        meta = {key("backend"): self.config.backend, key("warmup_steps"): self.config.warmup_steps,
+                key("steps"): self.config.steps, key("source"): self.source,
+                key("started_at"): self.started_at}
         meta.update(self._meta)
-        meta["ranks"] = self.world
-        meta["finished_at"] = _utc_now()
+        meta[key("ranks")] = self.world
+        meta[key("finished_at")] = _utc_now()
         if self.run_file is None:
             return None
         runfile.write_run_file(self.run_file, meta, self.config.text, provenance, models,

@@ -2,19 +2,29 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "sqlite_error.hpp"
 
 namespace culprit::storage {
 namespace {
 
-// A statement journal (the undo of one statement inside a transaction) stays in memory up to
-// this size. SQLite's default, 64 KiB, is less than one of the store's 64 KiB pages, so each
-// statement that changed a page spilled a temporary file to /var/tmp: an import of 2,500 events
-// wrote 3.9 MB instead of 2.4 (bench_import, "written"). 1 MiB (15 pages) keeps every import's
-// journals in memory; more would cost on every such statement, as SQLite allocates the whole
-// threshold as the journal's first chunk. SQLite takes it only before it initialises, i.e.
-// before the process's first connection: hence a static initialiser.
+// A statement journal (the undo of one statement inside a transaction) is kept in memory, never
+// spilled to a temporary file. SQLite's default spills at 64 KiB, less than one of the store's
+// 64 KiB pages, so each statement that changed a page wrote a file to /var/tmp (an import of
+// 2,500 events wrote 3.9 MB instead of 2.4, bench_import "written"). A larger positive threshold
+// is not safe: SQLite makes the threshold the in-memory journal's chunk size and, on spilling,
+// writes each chunk with one write of that size, while its Unix layer caps one write at
+// 128 KiB - 1 bytes (`nBuf &= 0x1ffff`). With the 1 MiB threshold used before, a 1 MiB chunk
+// became a write of 0 bytes and SQLite reported SQLITE_FULL, "database or disk is full", with
+// the disk nearly empty: the copy of a 5,000-rank run's event packs journals more than 1 MiB of
+// the store's existing pages (issue 36; seen with strace as a 65,600-byte and then a 0-byte
+// pwrite to the statement journal's etilqs_* file, the statement then aborted). In memory, a
+// statement journal costs the store pages that one statement changes and that existed before
+// it (a few pages for the appends of an ingest). SQLite takes the setting only before it
+// initialises, i.e. before the process's first connection: hence a static initialiser.
 const bool kStatementJournalsInMemory =
-    sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 1 << 20) == SQLITE_OK;
+    sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, -1) == SQLITE_OK;
 
 }  // namespace
 
@@ -62,7 +72,8 @@ Db::~Db() {
 
 void Db::fail(std::string_view what) const {
   throw std::runtime_error("database " + path_ + ": " + std::string(what) + ": " +
-                           sqlite3_errmsg(db_));
+                           describe_sqlite_error(path_, sqlite3_extended_errcode(db_),
+                                                 sqlite3_errmsg(db_), length_limit()));
 }
 
 void Db::exec(std::string_view sql) {
@@ -71,8 +82,14 @@ void Db::exec(std::string_view sql) {
   if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
     std::string message = error ? error : "unknown error";
     sqlite3_free(error);
-    throw std::runtime_error("database " + path_ + ": " + message);
+    throw std::runtime_error(
+        "database " + path_ + ": " +
+        describe_sqlite_error(path_, sqlite3_extended_errcode(db_), message, length_limit()));
   }
+}
+
+int Db::length_limit() const {
+  return sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, -1);
 }
 
 std::int64_t Db::last_insert_id() const {
@@ -101,7 +118,8 @@ Statement::Statement(Db& db, std::string_view sql) : db_(&db) {
   }
 }
 
-Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_), purpose_(std::move(other.purpose_)) {
   other.stmt_ = nullptr;
 }
 
@@ -130,11 +148,16 @@ Statement& Statement::bind_null(int index) {
   return *this;
 }
 
+Statement& Statement::purpose(std::string text) {
+  purpose_ = std::move(text);
+  return *this;
+}
+
 bool Statement::step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  db_->fail("step failed");
+  db_->fail(purpose_.empty() ? "step failed" : purpose_);
 }
 
 void Statement::run() {

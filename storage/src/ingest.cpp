@@ -140,6 +140,7 @@ std::int64_t insert_packs(Db& store, std::int64_t run_id,
   Statement insert(store,
                    "INSERT INTO run_event_packs (run_id, rank, events, data) VALUES (?1, ?2, ?3, "
                    "?4)");
+  insert.purpose("storing the event packs of run " + std::to_string(run_id));
   for (const runfile::EventPack& pack : runfile::pack_by_rank(events)) {
     insert.bind(1, run_id).bind(2, std::int64_t{pack.rank}).bind(3, pack.count);
     insert.bind_blob(4, pack.data);
@@ -220,27 +221,30 @@ void check_run_file_packs(Db& store, const AttachedRunFile& file) {
 
 std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t run_id) {
   clear_run_data(store, run_id);
-  auto copy = [&](const std::string& sql) {
+  auto copy = [&](const std::string& what, const std::string& sql) {
     Statement stmt(store, sql);
+    stmt.purpose("copying the run file's " + what + " into run " + std::to_string(run_id));
     stmt.bind(1, run_id);
     stmt.run();
   };
-  copy("INSERT INTO run_meta (run_id, key, value) SELECT ?1, key, value FROM run.meta");
-  copy("INSERT INTO run_config_echo (run_id, json) SELECT ?1, json FROM run.config_echo");
-  copy(
-      "INSERT INTO provenance (run_id, rank, key, value) SELECT ?1, rank, key, value "
-      "FROM run.provenance");
-  copy(std::string("INSERT INTO clock_models (run_id, ") + kClockColumns + ") SELECT ?1, " +
-       kClockColumns + " FROM run.clock_models");
+  copy("meta", "INSERT INTO run_meta (run_id, key, value) SELECT ?1, key, value FROM run.meta");
+  copy("configuration echo",
+       "INSERT INTO run_config_echo (run_id, json) SELECT ?1, json FROM run.config_echo");
+  copy("provenance",
+       "INSERT INTO provenance (run_id, rank, key, value) SELECT ?1, rank, key, value "
+       "FROM run.provenance");
+  copy("clock models", std::string("INSERT INTO clock_models (run_id, ") + kClockColumns +
+                           ") SELECT ?1, " + kClockColumns + " FROM run.clock_models");
   if (file.format() == 1) {
     // Format 1: names interned here (ids in name order), kinds through event_kinds.
-    copy(
-        "INSERT INTO run_event_names (run_id, id, name) SELECT ?1, "
-        "row_number() OVER (ORDER BY name) - 1, name FROM (SELECT DISTINCT name FROM run.events)");
+    copy("event names",
+         "INSERT INTO run_event_names (run_id, id, name) SELECT ?1, "
+         "row_number() OVER (ORDER BY name) - 1, name FROM (SELECT DISTINCT name FROM "
+         "run.events)");
   } else {
-    copy(
-        "INSERT INTO run_event_names (run_id, id, name) SELECT ?1, id, name FROM "
-        "run.event_names");
+    copy("event names",
+         "INSERT INTO run_event_names (run_id, id, name) SELECT ?1, id, name FROM "
+         "run.event_names");
   }
   const bool rows =
       file.format() == 1 || store.query_int("SELECT 1 FROM run.event_rows LIMIT 1").has_value();
@@ -249,9 +253,9 @@ std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t 
   }
   // Packs only (the C++ writer): copied as they are, which is the whole ingest of the events.
   check_run_file_packs(store, file);
-  copy(
-      "INSERT INTO run_event_packs (run_id, rank, events, data) SELECT ?1, rank, events, data "
-      "FROM run.event_packs ORDER BY rank, rowid");
+  copy("event packs",
+       "INSERT INTO run_event_packs (run_id, rank, events, data) SELECT ?1, rank, events, data "
+       "FROM run.event_packs ORDER BY rank, rowid");
   return store.query_int("SELECT coalesce(sum(events), 0) FROM run.event_packs").value_or(0);
 }
 

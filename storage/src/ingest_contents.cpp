@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "culprit/storage/ingest.hpp"
+#include "runfile/meta_keys.hpp"
 #include "runfile/packed.hpp"
 
 namespace culprit::storage {
@@ -14,7 +15,9 @@ std::int64_t copy_run_contents(Db& store, const runfile::RunFileContents& conten
   // As the run file holds them: meta.format_version first, then the meta in order (a key given
   // twice keeps its last value, INSERT OR REPLACE like the writer's).
   Statement meta(store, "INSERT OR REPLACE INTO run_meta (run_id, key, value) VALUES (?1, ?2, ?3)");
-  meta.bind(1, run_id).bind(2, "format_version").bind(3, std::to_string(runfile::kFormatVersion));
+  meta.bind(1, run_id)
+      .bind(2, runfile::meta::kFormatVersion)
+      .bind(3, std::to_string(runfile::kFormatVersion));
   meta.run();
   for (const auto& [key, value] : contents.meta) {
     meta.bind(1, run_id).bind(2, key).bind(3, value);

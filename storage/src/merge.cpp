@@ -84,7 +84,11 @@ std::int64_t merge_experiment(Db& out, std::int64_t src_id, MergeStats& stats) {
     return existing->id;
   }
   ++stats.experiments_added;
-  return insert_experiment(out, e);
+  const std::int64_t id = insert_experiment(out, e);
+  if (auto settings = experiment_settings(out, src_id, "src")) {
+    put_experiment_settings(out, id, *settings);
+  }
+  return id;
 }
 
 std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, std::int64_t src_experiment,

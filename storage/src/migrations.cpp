@@ -251,6 +251,18 @@ void pack_stored_rows(Db& db) {
   }
 }
 
+// Version 5: the settings an experiment is judged by, as it was registered (issue 33): compare,
+// explain, report and validate read them here instead of parsing the stored manifest each.
+constexpr const char* kVersion5 = R"sql(
+CREATE TABLE experiment_settings (
+  experiment_id   INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+  alpha           REAL NOT NULL,
+  margin          REAL NOT NULL,
+  repetitions     INTEGER NOT NULL,
+  max_repetitions INTEGER NOT NULL
+);
+)sql";
+
 std::array<std::string, kStoreSchemaVersion> migrations() {
   const std::string columns = kConfigurationColumns1;
   return {kVersion1Experiments + columns + kVersion1Rest +
@@ -258,7 +270,7 @@ std::array<std::string, kStoreSchemaVersion> migrations() {
           kVersion2Create + columns + kVersion2Rest,
           runfile::schema_statements("event_kinds") + runfile::schema_statements("event_rows") +
               kVersion3,
-          std::string(kVersion4Create) + version4_finish()};
+          std::string(kVersion4Create) + version4_finish(), kVersion5};
 }
 
 }  // namespace

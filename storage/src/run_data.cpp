@@ -1,4 +1,5 @@
 #include "culprit/storage/run_data.hpp"
+#include "runfile/meta_keys.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -334,8 +335,9 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
     }
   }
   const bool store = !filter.empty();
-  const std::string format =
-      store || !run.meta.count("format_version") ? std::string() : run.meta["format_version"];
+  const std::string format = store || !run.meta.count(runfile::meta::kFormatVersion)
+                                 ? std::string()
+                                 : run.meta[runfile::meta::kFormatVersion];
   if (format == "1") {
     load_format1_events(db, run, selection);
     sort_events(run);
@@ -367,8 +369,8 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
   };
   int max_rank = -1;
   for (const Event& e : run.events) max_rank = std::max(max_rank, e.rank);
-  run.ranks = meta_int("ranks", max_rank + 1);
-  run.warmup_steps = meta_int("warmup_steps", 0);
+  run.ranks = meta_int(runfile::meta::kRanks, max_rank + 1);
+  run.warmup_steps = meta_int(runfile::meta::kWarmupSteps, 0);
   // Index clocks by rank; a rank without a model is taken as already on rank 0's clock.
   std::vector<ClockModel> by_rank(static_cast<std::size_t>(std::max(run.ranks, 0)));
   for (std::size_t r = 0; r < by_rank.size(); ++r) by_rank[r].rank = static_cast<std::int32_t>(r);

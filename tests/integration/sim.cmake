@@ -7,7 +7,7 @@ else()
   set(_sim_scripts ${CMAKE_CURRENT_LIST_DIR}/sim)
   set(_sim_data ${CULPRIT_TEST_DATA}/sim)
   set(_sim_work ${CMAKE_CURRENT_BINARY_DIR}/sim)
-  foreach(_test determinism straggler_1024 cli)
+  foreach(_test determinism straggler_1024 cli stores_5000)
     culprit_integration_test(sim.${_test} ${_sim_scripts}/${_test}.sh
       ARGS ${CULPRIT_BIN_DIR} ${_sim_data} ${_sim_work}/${_test})
   endforeach()

@@ -152,11 +152,11 @@ TEST_CASE("compare table: each configuration once, notes for missing CIs and ski
   settings.looks = 2;
   settings.alpha_per_comparison = 0.025;
   settings.margin = 0.02;
-  settings.source = "from the stored manifest";
+  settings.source = "as the experiment ran";
   const std::string text = report::compare_text(result, settings);
 
-  CHECK(text.find("experiment 'small': alpha 0.025 per comparison (0.05 split over 2 planned "
-                  "looks), margin 2 %  [from the stored manifest]\n") == 0);
+  CHECK(text.find("experiment 'small': alpha 0.025 per comparison (0.05 split over 2 looks), "
+                  "margin 2 %  [as the experiment ran]\n") == 0);
   // The baseline row appears once although both comparisons share it.
   const auto first = text.find("\nbaseline ");
   REQUIRE(first != std::string::npos);

@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "runfile/meta_keys.hpp"
 #include "stepclock/runfile.hpp"
 
 namespace {
@@ -82,4 +84,29 @@ TEST_CASE("the run-file DDL has one text, split by table for the store") {
     CHECK(kinds.find("(" + std::to_string(k) + ", '" + text + "')") != std::string::npos);
   }
   CHECK_THROWS_AS(runfile::schema_statements("no_such_table"), std::logic_error);
+}
+
+// Issue 33: the run meta keys have one owner. meta_keys.tsv (read by the Python module and the
+// docs) and the constants writers and readers use list the same keys in the same order.
+TEST_CASE("the run meta keys: meta_keys.tsv and runfile::meta list the same keys") {
+  std::vector<std::string> listed;
+  std::string table(runfile::meta::keys_table());
+  std::size_t start = 0;
+  while (start < table.size()) {
+    std::size_t end = table.find('\n', start);
+    if (end == std::string::npos) end = table.size();
+    const std::string line = table.substr(start, end - start);
+    start = end + 1;
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t tab = line.find('\t');
+    REQUIRE_MESSAGE(tab != std::string::npos, "meta_keys.tsv line without a tab: ", line);
+    listed.push_back(line.substr(0, tab));
+  }
+  REQUIRE(listed.size() == runfile::meta::kAll.size());
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    CAPTURE(i);
+    CHECK(listed[i] == runfile::meta::kAll[i]);
+  }
+  CHECK(runfile::meta::is_culprit_key("warmup_steps"));
+  CHECK_FALSE(runfile::meta::is_culprit_key("tokens_per_second"));  // an application's own
 }

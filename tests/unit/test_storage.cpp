@@ -49,7 +49,8 @@ TEST_CASE("released store migrations are never edited") {
       "87f04cbde82972d14d1cf590b7ba09c80fd44cda2d1cceb83881ac7ae4e086ae",
       "25541dcfaf05118e8e215ede9ed487d521431b104237bfc34293e4ab4b52145d",
       "4709fb35371ff985519c16e1fc86135a616163c51c7e1cd73177fa3e09868399",
-      "ebbe3606800080da34b46190f7cc04b497deffbe5f35958bb8ecc108868e30d7"};
+      "ebbe3606800080da34b46190f7cc04b497deffbe5f35958bb8ecc108868e30d7",
+      "a9db37de65e7574d52b1b8c85a21f8894d1ffc0f172ec4ff323f4e54fd40b977"};
   REQUIRE(released.size() == static_cast<std::size_t>(kStoreSchemaVersion));
   for (int v = 0; v < kStoreSchemaVersion; ++v) {
     CAPTURE(v);
@@ -61,6 +62,49 @@ TEST_CASE("SQLite keeps statement journals in memory: no temporary file per chan
   // Taken at static initialisation, before the first connection; false would mean a
   // connection opened earlier and every statement writes a 64 KiB page to /var/tmp again.
   CHECK(statement_journals_in_memory());
+}
+
+// Issue 36: one statement inside a transaction that changes more than 1 MiB of the store's
+// existing pages (the copy of a 5,000-rank run's event packs did) made SQLite spill its
+// statement journal in 1 MiB writes, which its Unix layer cuts to 0 bytes: SQLITE_FULL,
+// "database or disk is full", on an empty disk. 40 pages of 64 KiB changed by one UPDATE after
+// a first change in the same transaction; failed before the fix (db.cpp says why).
+TEST_CASE("a statement that changes megabytes of existing pages inside a transaction stores") {
+  culprit::testing::TempStore temp("stmt_journal");
+  auto db = open_store(temp.path);
+  db->exec("CREATE TABLE blobs (id INTEGER PRIMARY KEY, x BLOB NOT NULL)");
+  db->exec(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) "
+      "INSERT INTO blobs (x) SELECT randomblob(60000) FROM n");
+  Transaction tx(*db);
+  db->exec("INSERT INTO blobs (x) VALUES (x'00')");
+  Statement update(*db, "UPDATE blobs SET x = randomblob(60000) WHERE id <= 40");
+  update.purpose("rewriting every blob");
+  CHECK_NOTHROW(update.run());
+  tx.commit();
+  CHECK(db->query_int("SELECT count(*) FROM blobs WHERE length(x) = 60000").value() == 40);
+}
+
+// SQLITE_FULL with the disk far from full is an SQLite limit, said as such: the launcher
+// stops a sweep on "database or disk is full", and a user reading it looks at the disk.
+TEST_CASE("SQLITE_FULL with free space is reported as an SQLite limit, with the purpose") {
+  culprit::testing::TempStore temp("sqlite_full");
+  auto db = open_store(temp.path);
+  db->exec("CREATE TABLE blobs (x BLOB NOT NULL)");
+  const auto pages = db->query_int("PRAGMA page_count").value();
+  db->exec("PRAGMA max_page_count = " + std::to_string(pages + 1));
+  Statement insert(*db, "INSERT INTO blobs (x) SELECT randomblob(200000)");
+  insert.purpose("storing a large blob");
+  try {
+    insert.run();
+    FAIL("the insert beyond max_page_count succeeded");
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("database " + temp.path + ": storing a large blob: ") == 0);
+    CHECK(what.find("SQLITE_FULL although") != std::string::npos);
+    CHECK(what.find("not the disk") != std::string::npos);
+    CHECK(what.find("database or disk is full") == std::string::npos);
+  }
 }
 
 TEST_CASE("open_existing_store never creates a file") {

@@ -1,4 +1,5 @@
 #include "workload.hpp"
+#include "runfile/meta_keys.hpp"
 
 #include <cstdio>
 #include <stdexcept>
@@ -21,17 +22,19 @@ std::string number(double value) {
 
 void set_meta(const stepmodel::RunConfig& config) {
   const auto& m = config.model;
-  stepclock::check(stepclock_set_meta("backend", config.backend.c_str()), "meta");
-  stepclock::check(stepclock_set_meta("warmup_steps", std::to_string(config.warmup_steps).c_str()),
+  stepclock::check(stepclock_set_meta(runfile::meta::kBackend, config.backend.c_str()), "meta");
+  stepclock::check(
+      stepclock_set_meta(runfile::meta::kWarmupSteps, std::to_string(config.warmup_steps).c_str()),
+      "meta");
+  stepclock::check(stepclock_set_meta(runfile::meta::kSteps, std::to_string(config.steps).c_str()),
                    "meta");
-  stepclock::check(stepclock_set_meta("steps", std::to_string(config.steps).c_str()), "meta");
-  stepclock::check(stepclock_set_meta("model_flops_per_step",
+  stepclock::check(stepclock_set_meta(runfile::meta::kModelFlopsPerStep,
                                       number(stepmodel::model_flops_per_step(m)).c_str()),
                    "meta");
-  stepclock::check(
-      stepclock_set_meta("parameter_bytes", std::to_string(stepmodel::parameter_bytes(m)).c_str()),
-      "meta");
-  stepclock::check(stepclock_set_meta("source", "culprit-step"), "meta");
+  stepclock::check(stepclock_set_meta(runfile::meta::kParameterBytes,
+                                      std::to_string(stepmodel::parameter_bytes(m)).c_str()),
+                   "meta");
+  stepclock::check(stepclock_set_meta(runfile::meta::kSource, "culprit-step"), "meta");
 }
 
 }  // namespace

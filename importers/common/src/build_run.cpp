@@ -9,6 +9,7 @@
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
+#include "runfile/meta_keys.hpp"
 
 namespace culprit::importers {
 namespace {
@@ -354,25 +355,26 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   }
   if (backend.empty()) backend = "unknown";
   s.backend = backend;
-  c.meta = {{"source", "culprit import"},
-            {"trace_format", s.format},
-            {"backend", backend},
-            {"ranks", std::to_string(ranks)},
-            {"world_size", std::to_string(s.world_size)},
-            {"warmup_steps", std::to_string(warmup_until)},
-            {"steps", std::to_string(steady)},
-            {"partial", s.partial ? "1" : "0"},
-            {"incomplete_collectives", incomplete},
-            {"model_flops_per_step", "0"},
-            {"parameter_bytes", "0"},
+  namespace meta = runfile::meta;
+  c.meta = {{meta::kSource, "culprit import"},
+            {meta::kTraceFormat, s.format},
+            {meta::kBackend, backend},
+            {meta::kRanks, std::to_string(ranks)},
+            {meta::kWorldSize, std::to_string(s.world_size)},
+            {meta::kWarmupSteps, std::to_string(warmup_until)},
+            {meta::kSteps, std::to_string(steady)},
+            {meta::kPartial, s.partial ? "1" : "0"},
+            {meta::kIncompleteCollectives, incomplete},
+            {meta::kModelFlopsPerStep, "0"},
+            {meta::kParameterBytes, "0"},
             // Device events are the compute events numbered from here in `microbatch`.
-            {"device_microbatch_base", std::to_string(kDeviceOccurrenceBase)},
+            {meta::kDeviceMicrobatchBase, std::to_string(kDeviceOccurrenceBase)},
             // Measured steps' GEMM kernels over all ranks, FLOPs from recorded shapes.
-            {"gemm_kernels", std::to_string(gemm.kernels)},
-            {"gemm_kernel_ns", number_text(gemm.ns)},
-            {"gemm_kernels_without_shapes", std::to_string(gemm.without_shapes)},
-            {"gemm_shaped_ns", number_text(gemm.shaped_ns)},
-            {"gemm_flops", number_text(gemm.flops)}};
+            {meta::kGemmKernels, std::to_string(gemm.kernels)},
+            {meta::kGemmKernelNs, number_text(gemm.ns)},
+            {meta::kGemmKernelsWithoutShapes, std::to_string(gemm.without_shapes)},
+            {meta::kGemmShapedNs, number_text(gemm.shaped_ns)},
+            {meta::kGemmFlops, number_text(gemm.flops)}};
   // A rule said of every rank of one file (no step marker, ...) is said once.
   std::set<std::string> said;
   std::erase_if(s.warnings, [&](const std::string& w) { return !said.insert(w).second; });

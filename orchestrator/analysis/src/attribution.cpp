@@ -1,4 +1,5 @@
 #include "culprit/analysis/attribution.hpp"
+#include "runfile/meta_keys.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -199,7 +200,7 @@ std::string environment_of(const Timeline& timeline,
 // meta.incomplete_collectives of a partial import: "step:seq step:seq ...".
 std::set<std::pair<int, int>> incomplete_collectives(const storage::RunData& run) {
   std::set<std::pair<int, int>> result;
-  auto it = run.meta.find("incomplete_collectives");
+  auto it = run.meta.find(runfile::meta::kIncompleteCollectives);
   if (it == run.meta.end()) return result;
   std::istringstream in(it->second);
   std::string item;
@@ -222,7 +223,7 @@ void undecide_partial(const storage::RunData& run, const std::vector<CollectiveT
                       RunAttribution& result) {
   result.partial = true;
   std::set<std::pair<int, int>> incomplete = incomplete_collectives(run);
-  if (!run.meta.count("incomplete_collectives")) {
+  if (!run.meta.count(runfile::meta::kIncompleteCollectives)) {
     // Imported before the list was written: every collective may miss members.
     for (const CollectiveTiming& c : collectives) incomplete.insert({c.step, c.seq});
   }
@@ -302,7 +303,7 @@ RunAttribution attribute_run(const storage::RunData& run, const AttributionOptio
     }
     result.steps.push_back(std::move(s));
   }
-  if (auto it = run.meta.find("partial"); it != run.meta.end() && it->second == "1")
+  if (auto it = run.meta.find(runfile::meta::kPartial); it != run.meta.end() && it->second == "1")
     undecide_partial(run, collectives, result);
   for (const auto& [rank, count] : last_counts)
     result.last_arriver_counts.emplace_back(rank, count);

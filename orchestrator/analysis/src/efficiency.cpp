@@ -1,4 +1,5 @@
 #include "culprit/analysis/efficiency.hpp"
+#include "runfile/meta_keys.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -97,12 +98,14 @@ Ratio visual_overlap(const Timeline& t) {
 // over the time of the GEMM kernels they launched (the importer's meta, docs/importers.md).
 Ratio imported_gemm_rate(const storage::RunData& run) {
   Ratio r =
-      ratio("GEMM achieved", meta_number(run, "gemm_flops"), "GEMM FLOP (from Input Dims)",
-            meta_number(run, "gemm_shaped_ns") * 1e-9, "s in GEMM kernels with shapes", "FLOP/s");
-  const double kernels = meta_number(run, "gemm_kernels");
+      ratio("GEMM achieved", meta_number(run, runfile::meta::kGemmFlops),
+            "GEMM FLOP (from Input Dims)", meta_number(run, runfile::meta::kGemmShapedNs) * 1e-9,
+            "s in GEMM kernels with shapes", "FLOP/s");
+  const double kernels = meta_number(run, runfile::meta::kGemmKernels);
   if (kernels <= 0) {
     r.missing = "the run has no GEMM kernels (none the kernel table calls GEMM)";
-  } else if (meta_number(run, "gemm_shaped_ns") <= 0 || meta_number(run, "gemm_flops") <= 0) {
+  } else if (meta_number(run, runfile::meta::kGemmShapedNs) <= 0 ||
+             meta_number(run, runfile::meta::kGemmFlops) <= 0) {
     r.missing = fmt::format(
         "none of the {:.0f} GEMM kernels was launched by an operator with recorded shapes "
         "(Input Dims: profile with record_shapes=True; Nsight Systems exports hold none)",
@@ -122,7 +125,7 @@ struct OperationBytes {
 // message size (0 bytes) take no part: a bandwidth is never computed from zero bytes.
 void bandwidth(const storage::RunData& run, const std::vector<CollectiveTiming>& collectives,
                Efficiency& eff) {
-  const double world = meta_number(run, "world_size");
+  const double world = meta_number(run, runfile::meta::kWorldSize);
   const int n = world > 0 ? static_cast<int>(world) : run.ranks;
   std::map<CollectiveOp, OperationBytes> by_op;
   for (const CollectiveTiming& c : collectives) {
@@ -226,7 +229,7 @@ Efficiency efficiency(const Timeline& timeline, const std::vector<CollectiveTimi
     }
   }
   const double median_ms = median_inplace(steady_ms);
-  const double flops_per_rank = meta_number(run, "model_flops_per_step");
+  const double flops_per_rank = meta_number(run, runfile::meta::kModelFlopsPerStep);
 
   eff.mfu =
       ratio("MFU", flops_per_rank * ranks, "model FLOP per step",
@@ -235,7 +238,7 @@ Efficiency efficiency(const Timeline& timeline, const std::vector<CollectiveTimi
     eff.mfu.missing = "peak FLOP/s per device unknown (model.peak_flops)";
   if (flops_per_rank <= 0) eff.mfu.missing = "the run has no meta model_flops_per_step";
 
-  if (run.meta.count("gemm_kernels")) {
+  if (run.meta.count(runfile::meta::kGemmKernels)) {
     eff.gemm_rate = imported_gemm_rate(run);
     bandwidth(run, collectives, eff);
     eff.exposed_comm =
@@ -281,7 +284,7 @@ SampledActivity sampled_activity(const Timeline& timeline, double period_s) {
   }
   if (!any || last <= first) return a;
   a.span_s = (last - first) * 1e-9;
-  const double device_base = meta_number(*timeline.run, "device_microbatch_base");
+  const double device_base = meta_number(*timeline.run, runfile::meta::kDeviceMicrobatchBase);
   double busy = 0;
   long hits = 0;
   const double period_ns = period_s * 1e9;

@@ -265,6 +265,9 @@ std::int64_t register_experiment(storage::Db& store, const manifest::Plan& plan,
   } else {
     id = storage::insert_experiment(store, record);
   }
+  // The settings it is judged by, as it runs now (a --force resume records the new ones).
+  storage::put_experiment_settings(store, id,
+                                   {s.alpha, s.margin, s.repetitions, s.max_repetitions});
   register_configurations(store, id, plan);
   tx.commit();
   return id;

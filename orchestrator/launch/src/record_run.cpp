@@ -1,4 +1,5 @@
 #include "culprit/launch/record_run.hpp"
+#include "runfile/meta_keys.hpp"
 
 #include <cmath>
 #include <memory>
@@ -24,15 +25,16 @@ void record_failure(storage::Db& store, std::int64_t run_id, storage::RunFinish 
 
 // The manifest's warm-up becomes the stored one; returns a warning when the run file's differs.
 std::string apply_warmup(storage::Db& store, std::int64_t run_id, int warmup_steps) {
-  const std::optional<std::string> found = storage::run_meta_value(store, run_id, "warmup_steps");
+  const std::optional<std::string> found =
+      storage::run_meta_value(store, run_id, runfile::meta::kWarmupSteps);
   const std::string wanted = std::to_string(warmup_steps);
   if (found && *found == wanted) return "";
-  storage::set_run_meta(store, run_id, "warmup_steps", wanted);
+  storage::set_run_meta(store, run_id, runfile::meta::kWarmupSteps, wanted);
   if (!found) {
     return "the run file has no meta.warmup_steps: the manifest's experiment.warmup_steps = " +
            wanted + " is used";
   }
-  storage::set_run_meta(store, run_id, "run_file_warmup_steps", *found);
+  storage::set_run_meta(store, run_id, runfile::meta::kRunFileWarmupSteps, *found);
   return "the run file says meta.warmup_steps = '" + *found +
          "' but the manifest's experiment.warmup_steps = " + wanted + " decides";
 }

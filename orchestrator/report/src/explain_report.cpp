@@ -48,8 +48,47 @@ std::string activity_line(const analysis::Explanation& e) {
       dashboard_share(e.candidate_activity));
 }
 
+// The judgement of the explanation's candidate (stats::judge_experiment), when one was made.
+const stats::StoredComparison* judged_pair(const stats::Judgement* judged,
+                                           const analysis::Explanation& e) {
+  if (!judged) return nullptr;
+  for (const stats::StoredComparison& c : judged->comparisons.comparisons) {
+    if (c.candidate_label == e.candidate_label && c.baseline_label == e.baseline_label) return &c;
+  }
+  return nullptr;
+}
+
+void write_judgement(JsonWriter& json, const stats::StoredComparison* pair) {
+  json.key("judgement");
+  if (!pair) {
+    json.null();
+    return;
+  }
+  const stats::Comparison& c = pair->comparison;
+  json.begin_object()
+      .field("verdict", stats::verdict_name(c.verdict))
+      .field("relative", c.relative)
+      .key("relative_ci")
+      .interval_or_null(c.has_ci, c.relative_lo, c.relative_hi)
+      .field("alpha", c.alpha)
+      .field("margin", c.margin)
+      .end_object();
+}
+
+// "verdict: regressed, +9.24 % [+8.10, +10.31] at alpha 0.05 (as the experiment ran)"
+std::string judgement_line(const stats::StoredComparison* pair, const stats::Judgement& judged) {
+  if (!pair) return "";
+  const stats::Comparison& c = pair->comparison;
+  const std::string ci =
+      c.has_ci ? fmt::format(" [{:+.2f}, {:+.2f}]", c.relative_lo * 100, c.relative_hi * 100)
+               : std::string(" (too few runs for a CI)");
+  return fmt::format("verdict: {}, {:+.2f} %{} at alpha {:.4g}, margin {:.4g} % ({})\n",
+                     stats::verdict_name(c.verdict), c.relative * 100, ci, c.alpha, c.margin * 100,
+                     judged.settings.source);
+}
+
 void write_explanation(JsonWriter& json, const std::string& experiment,
-                       const analysis::Explanation& e) {
+                       const analysis::Explanation& e, const stats::StoredComparison* pair) {
   json.begin_object()
       .field("experiment", experiment)
       .field("baseline", e.baseline_label)
@@ -57,6 +96,7 @@ void write_explanation(JsonWriter& json, const std::string& experiment,
       .field("baseline_median_ms", e.baseline_median_ms)
       .field("candidate_median_ms", e.candidate_median_ms)
       .field("delta_ms", e.delta_ms);
+  write_judgement(json, pair);
   json.key("components").begin_array();
   for (const analysis::ExplainedComponent& c : e.components) {
     begin_component(json, c.category, c.rank, c.phase, c.layer)
@@ -99,14 +139,15 @@ std::string explain_equation(const analysis::Explanation& e) {
   return out;
 }
 
-std::string explain_json(const analysis::StoredExplanations& result) {
+std::string explain_json(const analysis::StoredExplanations& result,
+                         const stats::Judgement* judged) {
   // One shape whatever the number of candidates: a script reads explanations[0] for one pair
   // and loops for several, never tests which of two shapes it got.
   JsonWriter json;
   json.begin_object().field("experiment", result.experiment);
   json.key("explanations").begin_array();
   for (const analysis::Explanation& e : result.explanations)
-    write_explanation(json, result.experiment, e);
+    write_explanation(json, result.experiment, e, judged_pair(judged, e));
   json.end_array();
   json.key("skipped").begin_array();
   for (const auto& [label, why] : result.skipped)
@@ -115,7 +156,8 @@ std::string explain_json(const analysis::StoredExplanations& result) {
   return json.str();
 }
 
-std::string explain_text(const analysis::StoredExplanations& result) {
+std::string explain_text(const analysis::StoredExplanations& result,
+                         const stats::Judgement* judged) {
   std::string out;
   for (const analysis::Explanation& e : result.explanations) {
     out += fmt::format("experiment '{}': '{}' vs baseline '{}'\n", result.experiment,
@@ -124,6 +166,7 @@ std::string explain_text(const analysis::StoredExplanations& result) {
         "median step {:.2f} -> {:.2f} ms (representative runs: baseline {}, candidate {})\n",
         e.baseline_median_ms, e.candidate_median_ms, fmt::join(e.baseline_runs, "+"),
         fmt::join(e.candidate_runs, "+"));
+    if (judged) out += judgement_line(judged_pair(judged, e), *judged);
     out += explain_equation(e) + "\n";
     if (e.culprit.found) {
       out += fmt::format(

@@ -10,42 +10,22 @@
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/report/html_report.hpp"
-#include "culprit/stats/sampling.hpp"
+#include "culprit/stats/judge.hpp"
 #include "culprit/storage/run_data.hpp"
 
 namespace culprit::report {
 namespace {
 
+// The stored manifest, for the bisection path only (the judging settings are stored apart).
 std::optional<manifest::Manifest> stored_manifest(const stats::StoredExperiment& experiment) {
   if (experiment.manifest_text.empty()) return std::nullopt;
   try {
     return manifest::parse_manifest(experiment.manifest_text, experiment.manifest_path);
   } catch (const std::exception& e) {
-    spdlog::warn("the stored manifest of '{}' does not parse ({}); using alpha 0.05, margin 0.02",
+    spdlog::warn("the stored manifest of '{}' does not parse ({}): no bisection path",
                  experiment.name, e.what());
   }
   return std::nullopt;
-}
-
-// alpha, margin and looks as `culprit compare` takes them from the stored manifest.
-CompareSettings stored_settings(const std::optional<manifest::Manifest>& loaded) {
-  CompareSettings settings;
-  settings.source = "defaults";
-  if (loaded) {
-    {
-      const manifest::Manifest& m = *loaded;
-      stats::SamplingPlan plan;
-      plan.repetitions = m.settings.repetitions;
-      plan.max_repetitions = m.settings.max_repetitions;
-      plan.alpha = m.settings.alpha;
-      settings.alpha = m.settings.alpha;
-      settings.margin = m.settings.margin;
-      settings.looks = stats::planned_looks(plan);
-      settings.source = "from the stored manifest";
-    }
-  }
-  settings.alpha_per_comparison = settings.alpha / settings.looks;
-  return settings;
 }
 
 }  // namespace
@@ -56,12 +36,9 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
       stats::load_stored_experiment(store, options.experiment);
   data.experiment = experiment.name;
   const std::optional<manifest::Manifest> loaded = stored_manifest(experiment);
-  data.settings = stored_settings(loaded);
+  data.settings = stats::stored_judging_settings(store, experiment);
   data.configurations = experiment.configs;
 
-  stats::ComparisonRequest request;
-  request.options.alpha = data.settings.alpha_per_comparison;
-  request.options.margin = data.settings.margin;
   int with_runs = 0;
   for (const stats::StoredConfiguration& c : experiment.configs)
     with_runs += c.medians_ms.empty() ? 0 : 1;
@@ -70,7 +47,9 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
                      "' has no successful run to report on; see `culprit runs`");
   }
   try {
-    data.compare = stats::compare_stored(experiment, request);
+    const stats::Judgement judged = stats::judge_experiment(store, experiment, {});
+    data.settings = judged.settings;
+    data.compare = judged.comparisons;
   } catch (const UsageError& e) {
     data.compare.experiment = experiment.name;
     data.notes.push_back(std::string("no comparison: ") + e.what());

@@ -113,20 +113,58 @@ struct Fit {
   double log_evidence = 0;    // log marginal likelihood of the runs under this model
 };
 
+// The t's scale with the runs' spread: the scale at which t_nu has the runs' quartiles (those
+// of a normal of SD normal_sigma). The normal SD itself, taken as the t scale, widens the
+// likelihood (t_4 then has 10 % more spread than the runs) and slows every decision. The
+// quartiles are the same for every posterior of a bisection: computed once per nu and thread.
+double t_scale(double normal_sigma, double nu) {
+  thread_local std::map<double, double> quartiles;
+  auto known = quartiles.find(nu);
+  if (known == quartiles.end()) known = quartiles.emplace(nu, student_t_upper_quartile(nu)).first;
+  return normal_sigma * kNormalUpperQuartile / known->second;
+}
+
+struct StepTerm {
+  double log_likelihood = 0;  // of the runs under the step
+  double occam = 0;           // log of the step prior's Occam factor
+  double delta = 0;           // the step (log), 0 where the later level is not higher
+};
+
+// The runs split at one first bad version: `left` before it, `right` from it; `ll0` is the
+// likelihood without a step, `se_factor` the t location's standard error factor and `s` the
+// prior's shift scale.
+StepTerm step_term(const std::vector<double>& left, const std::vector<double>& right, double sigma,
+                   double nu, double se_factor, double s, double ll0) {
+  const double mu_l = t_location(left, sigma, nu);
+  const double mu_r = t_location(right, sigma, nu);
+  const double se = se_factor * std::sqrt(1.0 / static_cast<double>(left.size()) +
+                                          1.0 / static_cast<double>(right.size()));
+  StepTerm term;
+  term.delta = mu_r - mu_l;
+  if (term.delta <= 0) {
+    term.delta = 0;  // the later level is not lower: the best step is none
+    term.log_likelihood = ll0;
+    term.occam = std::log(1 / s) + std::log(se);
+    return term;
+  }
+  const double delta = term.delta;
+  // Laplace: integral of L(delta) p(delta) over the prior on delta >= 0: a half-normal of
+  // scale s, mixed (10 %) with a half-Cauchy of scale 10 s so that a step far larger than
+  // the usual regression (a 2x or 50x slower version) is not ruled out a priori.
+  const double wide = 10 * s;
+  const double normal = 2 / (s * std::sqrt(2 * M_PI)) * std::exp(-delta * delta / (2 * s * s));
+  const double cauchy = 2 / (M_PI * wide * (1 + (delta / wide) * (delta / wide)));
+  term.occam = std::log(0.9 * normal + 0.1 * cauchy) + std::log(std::sqrt(2 * M_PI)) + std::log(se);
+  term.log_likelihood =
+      log_likelihood(left, mu_l, sigma, nu) + log_likelihood(right, mu_r, sigma, nu);
+  return term;
+}
+
 // The posterior under t errors of `nu` degrees of freedom, with its marginal likelihood.
 Fit fit_tails(const std::vector<std::vector<double>>& by_version, double normal_sigma,
               const ChangePointOptions& options, double nu) {
   const int versions = static_cast<int>(by_version.size());
-  // The t's scale with the runs' spread: the scale at which t_nu has the runs' quartiles (those
-  // of a normal of SD normal_sigma). The normal SD itself, taken as the t scale, widens the
-  // likelihood (t_4 then has 10 % more spread than the runs) and slows every decision.
-  // The quartiles are the same for every posterior of a bisection: computed once per nu and
-  // thread.
-  thread_local std::map<double, double> quartiles;
-  auto known = quartiles.find(nu);
-  if (known == quartiles.end()) known = quartiles.emplace(nu, student_t_upper_quartile(nu)).first;
-  const double quartile = known->second;
-  const double sigma = normal_sigma * kNormalUpperQuartile / quartile;
+  const double sigma = t_scale(normal_sigma, nu);
   // Standard error factor of a t location estimate (Fisher information (nu+1)/((nu+3) s^2)).
   const double se_factor = sigma * std::sqrt((nu + 3) / (nu + 1));
   const double s = options.shift_scale;
@@ -156,30 +194,10 @@ Fit fit_tails(const std::vector<std::vector<double>>& by_version, double normal_
       const auto& ys = by_version[static_cast<std::size_t>(v)];
       side.insert(side.end(), ys.begin(), ys.end());
     }
-    const double mu_l = t_location(left, sigma, nu);
-    const double mu_r = t_location(right, sigma, nu);
-    double delta = mu_r - mu_l;
-    double ll = 0;
-    double occam = 0;
-    const double se = se_factor * std::sqrt(1.0 / static_cast<double>(left.size()) +
-                                            1.0 / static_cast<double>(right.size()));
-    if (delta > 0) {
-      ll = log_likelihood(left, mu_l, sigma, nu) + log_likelihood(right, mu_r, sigma, nu);
-      // Laplace: integral of L(delta) p(delta) over the prior on delta >= 0: a half-normal of
-      // scale s, mixed (10 %) with a half-Cauchy of scale 10 s so that a step far larger than
-      // the usual regression (a 2x or 50x slower version) is not ruled out a priori.
-      const double wide = 10 * s;
-      const double normal = 2 / (s * std::sqrt(2 * M_PI)) * std::exp(-delta * delta / (2 * s * s));
-      const double cauchy = 2 / (M_PI * wide * (1 + (delta / wide) * (delta / wide)));
-      occam = std::log(0.9 * normal + 0.1 * cauchy) + std::log(std::sqrt(2 * M_PI)) + std::log(se);
-    } else {
-      delta = 0;  // the later level is not lower: the best step is none
-      ll = ll0;
-      occam = std::log(1 / s) + std::log(se);
-    }
-    const double lp = log_prior_step + ll + occam;
+    const StepTerm term = step_term(left, right, sigma, nu, se_factor, s, ll0);
+    const double lp = log_prior_step + term.log_likelihood + term.occam;
     log_post[static_cast<std::size_t>(k)] = lp;
-    shift[static_cast<std::size_t>(k)] = delta;
+    shift[static_cast<std::size_t>(k)] = term.delta;
     top = std::max(top, lp);
   }
   double total = options.prior_no_step > 0 ? std::exp(log_no_step - top) : 0;

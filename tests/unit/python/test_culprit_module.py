@@ -126,6 +126,22 @@ class RankTest(unittest.TestCase):
                                      "OMPI_MCA_orte_jobfam_session_dir": "/tmp/x"})
 
 
+class MetaKeysTest(unittest.TestCase):
+    """Issue 33: the module reads the run meta keys from their one owner, meta_keys.tsv."""
+
+    def test_keys_come_from_the_owner(self):
+        from culprit import runfile
+        for key in ("format_version", "warmup_steps", "ranks", "source", "partial"):
+            self.assertIn(key, runfile.META_KEYS)
+        self.assertEqual(runfile.meta_key("warmup_steps"), "warmup_steps")
+
+    def test_an_unlisted_key_is_refused(self):
+        from culprit import runfile
+        with self.assertRaisesRegex(ValueError, "'warmup_step' is not in workloads/runfile/"
+                                                "meta_keys.tsv"):
+            runfile.meta_key("warmup_step")
+
+
 class StepClockTest(unittest.TestCase):
     def test_one_rank_run_file_with_injected_delay(self):
         with tempfile.TemporaryDirectory() as d:

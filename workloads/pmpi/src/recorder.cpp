@@ -1,4 +1,5 @@
 #include "recorder.hpp"
+#include "runfile/meta_keys.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -75,10 +76,10 @@ void Recorder::start(int thread_level) {
     }
     step_name_ = stepclock_name("step");
     comms_.init(MPI_COMM_WORLD);
-    stepclock_set_meta("backend", "cpu");
-    stepclock_set_meta("source", "pmpi");
-    stepclock_set_meta("warmup_steps", std::to_string(config.warmup_steps).c_str());
-    stepclock_set_meta("steps", std::to_string(config.steps).c_str());
+    stepclock_set_meta(runfile::meta::kBackend, "cpu");
+    stepclock_set_meta(runfile::meta::kSource, "pmpi");
+    stepclock_set_meta(runfile::meta::kWarmupSteps, std::to_string(config.warmup_steps).c_str());
+    stepclock_set_meta(runfile::meta::kSteps, std::to_string(config.steps).c_str());
     const std::string rule =
         config.step_rule.call == "MPI_Pcontrol"
             ? std::string("pcontrol")

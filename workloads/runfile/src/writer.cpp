@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runfile/meta_keys.hpp"
 #include "runfile/packed.hpp"
 #include "runfile/run_file.hpp"
 
@@ -126,7 +127,7 @@ void write_clocks(Database& db, const RunFileContents& contents) {
 
 void write_metadata(Database& db, const RunFileContents& contents) {
   Statement meta(db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
-  meta.bind_static(1, "format_version");
+  meta.bind_static(1, meta::kFormatVersion);
   std::string version = std::to_string(kFormatVersion);
   meta.bind(2, version);
   meta.step_and_reset();

@@ -1,4 +1,5 @@
 #include "sim/run_file.hpp"
+#include "runfile/meta_keys.hpp"
 
 #include <cstdio>
 #include <ctime>
@@ -39,16 +40,17 @@ stepclock::RunFileContents to_run_file(SimulatedRun&& run, const stepmodel::RunC
   c.config_json = config_json;
   const std::int64_t run_ns = run.step_end_ns.empty() ? 0 : run.step_end_ns.back();
   const std::int64_t run_seconds = (run_ns + 999'999'999) / 1'000'000'000;
+  namespace meta = runfile::meta;
   c.meta = {
-      {"backend", "sim"},
-      {"ranks", std::to_string(config.ranks)},
-      {"warmup_steps", std::to_string(config.warmup_steps)},
-      {"steps", std::to_string(config.steps)},
-      {"model_flops_per_step", number_text(stepmodel::model_flops_per_step(config.model))},
-      {"parameter_bytes", std::to_string(stepmodel::parameter_bytes(config.model))},
-      {"started_at", simulated_timestamp(0)},
-      {"finished_at", simulated_timestamp(run_seconds)},
-      {"source", "culprit-sim"},
+      {meta::kBackend, "sim"},
+      {meta::kRanks, std::to_string(config.ranks)},
+      {meta::kWarmupSteps, std::to_string(config.warmup_steps)},
+      {meta::kSteps, std::to_string(config.steps)},
+      {meta::kModelFlopsPerStep, number_text(stepmodel::model_flops_per_step(config.model))},
+      {meta::kParameterBytes, std::to_string(stepmodel::parameter_bytes(config.model))},
+      {meta::kStartedAt, simulated_timestamp(0)},
+      {meta::kFinishedAt, simulated_timestamp(run_seconds)},
+      {meta::kSource, "culprit-sim"},
   };
   // The keys culprit-step writes where they mean something for a simulation; no environment
   // is echoed, so the file depends only on the configuration and the command line.

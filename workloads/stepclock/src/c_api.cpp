@@ -11,6 +11,7 @@
 #include "gather.hpp"
 #include "last_error.hpp"
 #include "provenance.hpp"
+#include "runfile/meta_keys.hpp"
 #include "stepclock/clock.hpp"
 #include "stepclock/clock_model.hpp"
 #include "stepclock/event_buffer.hpp"
@@ -158,16 +159,16 @@ stepclock::RunFileContents collect(Session& s, const char* config_json) {
     contents.clocks.push_back(model);
   }
   contents.meta = s.meta;
-  set_or_replace(contents.meta, "ranks", std::to_string(s.size).c_str());
-  set_or_replace(contents.meta, "finished_at", stepclock::iso8601_utc_now().c_str());
+  set_or_replace(contents.meta, runfile::meta::kRanks, std::to_string(s.size).c_str());
+  set_or_replace(contents.meta, runfile::meta::kFinishedAt, stepclock::iso8601_utc_now().c_str());
   bool has_started = false;
   bool has_source = false;
   for (const auto& [key, value] : contents.meta) {
-    has_started |= key == "started_at";
-    has_source |= key == "source";
+    has_started |= key == runfile::meta::kStartedAt;
+    has_source |= key == runfile::meta::kSource;
   }
-  if (!has_started) contents.meta.emplace_back("started_at", s.started_at);
-  if (!has_source) contents.meta.emplace_back("source", "application");
+  if (!has_started) contents.meta.emplace_back(runfile::meta::kStartedAt, s.started_at);
+  if (!has_source) contents.meta.emplace_back(runfile::meta::kSource, "application");
   contents.config_json = config_json ? config_json : "{}";
   return contents;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Thin RAII wrapper over the SQLite C API used by every module that touches the store.
-// Errors throw std::runtime_error naming the database file and SQLite's message.
+// Errors throw std::runtime_error naming the database file and what failed, SQLite's message
+// told as what it is (describe_sqlite_error: a full disk is told apart from an SQLite limit).
 
 #include <sqlite3.h>
 
@@ -46,6 +47,10 @@ class Statement {
   // A blob, not copied: it must stay alive until the statement is stepped.
   Statement& bind_blob(int index, std::span<const unsigned char> value);
 
+  // What the statement does, for its error message ("copying the run file's event packs"):
+  // a failure then reads "database PATH: PURPOSE: WHY" instead of "...: step failed: WHY".
+  Statement& purpose(std::string text);
+
   // Advances; true while a row is available.
   bool step();
   // Runs a statement that returns no rows, then resets it for reuse.
@@ -65,10 +70,11 @@ class Statement {
  private:
   Db* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  std::string purpose_;
 };
 
-// Whether SQLite took culprit's setting that keeps statement journals in memory (up to 1 MiB)
-// instead of a temporary file per statement; false only if SQLite was initialised before it.
+// Whether SQLite took culprit's setting that keeps statement journals in memory instead of a
+// temporary file per statement (db.cpp says why); false only if SQLite was initialised before.
 bool statement_journals_in_memory();
 
 class Db {
@@ -93,6 +99,8 @@ class Db {
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
   [[noreturn]] void fail(std::string_view what) const;
+  // SQLite's largest string or blob on this connection (SQLITE_LIMIT_LENGTH), in bytes.
+  int length_limit() const;
   // Keeps `resource` (e.g. the store's WriterLock) alive as long as this connection.
   void hold(std::shared_ptr<void> resource) { held_ = std::move(resource); }
 

@@ -4,19 +4,13 @@
 
 #include <string>
 
+#include "culprit/stats/judge.hpp"
 #include "culprit/stats/stored.hpp"
 
 namespace culprit::report {
 
-// How the comparisons were tested, for the table's heading: the overall alpha split over the
-// planned looks of adaptive sampling gives the alpha of each comparison.
-struct CompareSettings {
-  double alpha = 0.05;                 // overall, two-sided
-  int looks = 1;                       // planned looks of adaptive sampling
-  double alpha_per_comparison = 0.05;  // what each comparison was tested at
-  double margin = 0.02;                // practical margin on the relative shift
-  std::string source;                  // where alpha and margin came from
-};
+// How the comparisons were tested, for the table's heading (stats::judge_experiment's).
+using CompareSettings = stats::JudgingSettings;
 
 // {"experiment", "comparisons": [...], "skipped": [{"label", "reason"}]}.
 std::string compare_json(const stats::StoredComparisons& result);

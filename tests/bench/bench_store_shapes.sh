@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Issue 36's property test, as a benchmark (too long for CI): simulated runs of random shapes
+# (ranks 1..16,384, layers 1-8, microbatches 1-4, steps 10-100; seeded) each stored by `culprit
+# run` into one store, then checked: the run is ok, every event the simulator wrote landed
+# (sum of run_event_packs.events against the run file's own count, read with sqlite3), and
+# integrity_check is ok. Prints one line per shape with wall time and peak memory; exits 1 on
+# the first shape that fails (its manifest and stderr are kept).
+#   tests/bench/bench_store_shapes.sh [BUILD_DIR] [SHAPES] [SEED] [MAX_EVENTS]
+# MAX_EVENTS (default 60e6) skips shapes larger than this machine's memory allows (said).
+set -euo pipefail
+build=${1:-build}
+shapes=${2:-12}
+seed=${3:-36}
+max_events=${4:-60000000}
+bin=$(cd "$build/bin" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench_store_shapes.XXXXXX")
+keep=0
+trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
+RANDOM=$seed
+failed=0
+stored_shapes=0
+skipped=0
+for i in $(seq 1 "$shapes"); do
+  ranks=$(( (RANDOM * 32768 + RANDOM) % 16384 + 1 ))
+  layers=$(( RANDOM % 8 + 1 )) microbatches=$(( RANDOM % 4 + 1 )) steps=$(( RANDOM % 91 + 10 ))
+  # culprit-sim's events per rank and step: 3 GEMMs per layer and microbatch, 2 buckets'
+  # all-reduces, the optimizer and the step.
+  events=$(( ranks * (steps + 2) * (3 * layers * microbatches + 4) ))
+  if [ "$events" -gt "$max_events" ]; then
+    echo "bench_store_shapes: shape $i ranks=$ranks layers=$layers mb=$microbatches steps=$steps: ~$events events, over MAX_EVENTS: skipped"
+    skipped=$((skipped + 1))
+    continue
+  fi
+  m="$work/shape$i.toml"
+  cat > "$m" <<TOML
+[experiment]
+name = "shape-$i"
+repetitions = 1
+warmup_steps = 2
+steps = $steps
+seed = $i
+timeout_s = 600
+[stats]
+max_repetitions = 1
+[baseline]
+ranks = $ranks
+backend = "sim"
+[baseline.model]
+layers = $layers
+microbatches = $microbatches
+tokens = 128
+hidden = 256
+buckets = 2
+overlap = false
+compute = "gemm"
+TOML
+  start=$(date +%s.%N)
+  if ! /usr/bin/time -f "%M" -o "$work/shape$i.rss" "$bin/culprit" run "$m" --db "$work/s.db" \
+      > "$work/shape$i.out" 2> "$work/shape$i.err"; then
+    failed=1
+  fi
+  wall=$(echo "$(date +%s.%N) - $start" | bc)
+  status=$(sqlite3 "$work/s.db" "SELECT status FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.name = 'shape-$i'")
+  stored=$(sqlite3 "$work/s.db" "SELECT coalesce(sum(p.events), 0) FROM run_event_packs p JOIN runs r ON r.id = p.run_id JOIN experiments e ON e.id = r.experiment_id WHERE e.name = 'shape-$i'")
+  printf 'bench_store_shapes: shape %2d ranks=%5d layers=%d mb=%d steps=%3d: %s, %d events stored, %.1f s, %d MiB peak\n' \
+    "$i" "$ranks" "$layers" "$microbatches" "$steps" "$status" "$stored" "$wall" $(( $(cat "$work/shape$i.rss" | tail -1) / 1024 ))
+  if [ "$failed" = 1 ] || [ "$status" != ok ] || [ "$stored" != "$events" ]; then
+    keep=1
+    echo "bench_store_shapes: FAILED at shape $i (expected $events events; $work kept):"
+    tail -5 "$work/shape$i.err"
+    exit 1
+  fi
+  stored_shapes=$((stored_shapes + 1))
+done
+if [ "$stored_shapes" -gt 0 ]; then
+  check=$(sqlite3 "$work/s.db" "PRAGMA integrity_check")
+  [ "$check" = ok ] || { keep=1; echo "bench_store_shapes: integrity_check: $check"; exit 1; }
+fi
+echo "bench_store_shapes: $stored_shapes shapes stored whole, $skipped skipped (over MAX_EVENTS), none failed"
