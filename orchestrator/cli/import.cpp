@@ -19,6 +19,7 @@ struct ImportArgs {
   int warmup = 0;
   bool partial = false;
   std::string step_pattern;
+  std::string rank_by = "auto";
 };
 
 void run_import(const ImportArgs& args) {
@@ -29,6 +30,7 @@ void run_import(const ImportArgs& args) {
   options.label = args.label;
   options.warmup_steps = args.warmup;
   options.partial = args.partial;
+  options.rank_by = importers::parse_rank_by(args.rank_by);
   if (!args.step_pattern.empty()) options.steps.pattern = args.step_pattern;
   const std::string db = store_path(args.common);
   std::vector<std::string> argv = {"culprit", "import"};
@@ -69,6 +71,9 @@ void register_import(CLI::App& app, Outcome& outcome) {
                     "Accept a subset of the job's ranks (the run is flagged partial)");
   command->add_option("--step-pattern", args->step_pattern,
                       "Regex of the labels that are steps (default ^ProfilerStep#(\\d+)$)");
+  command->add_option("--rank-by", args->rank_by,
+                      "Ranks inside one Nsight Systems export: process|device (default: a "
+                      "process each, a device each where one process drives several GPUs)");
 }
 
 }  // namespace culprit::cli

@@ -96,6 +96,12 @@ int main(int argc, char** argv) {
       {"torch-ddp/ddp4 kineto (4 ranks)", {traces + "/torch-ddp/ddp4-matmul-layer1/kineto"}, false},
       {"torch-ddp/ddp4 legacy (4 ranks)", {traces + "/torch-ddp/ddp4-matmul-layer1/legacy"}, false},
       {"nsys/cloverleaf (sqlite)", {traces + "/nsys/cloverleaf-cuda.sqlite"}, false},
+      {"nsys-multi/h100 (sqlite, 2 ranks in 1 file)",
+       {traces + "/nsys-multi/h100_2gpu_1s.sqlite"},
+       false},
+      {"gpu-kineto/b200 (libkineto, rank 0 of 8)",
+       {traces + "/gpu-kineto/b200_eager_trace.json.gz"},
+       true},
   };
   std::printf(
       "basis: HTA loads these traces at 27-37 k events/s (the issue's figure; HTA is not "

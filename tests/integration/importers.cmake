@@ -7,6 +7,14 @@ if(Python3_Interpreter_FOUND AND EXISTS "${CULPRIT_TRACES_DIR}")
     culprit_integration_test(importers.${_mode} ${CMAKE_CURRENT_LIST_DIR}/importers/check_import.py
       ARGS ${CULPRIT_BIN_DIR}/culprit ${CULPRIT_TRACES_DIR} ${_work} ${_mode})
   endforeach()
+  # GPU traces against an oracle over the raw files (check_gpu.py): ranks inside one nsys
+  # export, the B200 Kineto trace's figures, the kernel classes of every other real trace.
+  foreach(_mode nsys_multi b200 classes)
+    set(_work ${CMAKE_CURRENT_BINARY_DIR}/importers/gpu_${_mode})
+    file(MAKE_DIRECTORY ${_work})
+    culprit_integration_test(importers.gpu_${_mode} ${CMAKE_CURRENT_LIST_DIR}/importers/check_gpu.py
+      ARGS ${CULPRIT_BIN_DIR}/culprit ${CULPRIT_TRACES_DIR} ${_work} ${_mode})
+  endforeach()
 else()
   message(STATUS "culprit: python3 or shared/traces not found: importer integration tests disabled")
 endif()

@@ -2,12 +2,14 @@
 // rule, collective matching by identifiers, clock models, exact timestamps.
 #include <doctest/doctest.h>
 
+#include <sqlite3.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "culprit/importers/input.hpp"
 #include "culprit/importers/kineto.hpp"
 #include "culprit/importers/mapping.hpp"
+#include "culprit/importers/nsys.hpp"
 #include "culprit/importers/ranks.hpp"
 
 using namespace culprit::importers;
@@ -669,4 +672,247 @@ TEST_CASE("inputs: a device or FIFO is refused by name; a folder names the files
       doctest::Contains("holds no .sqlite or .sqlite3 files, as --format nsys reads"),
       culprit::UsageError);
   std::filesystem::remove_all(dir);
+}
+
+// ---- GPU traces: ranks inside one nsys export, emit_nvtx names, NVTX steps, kernel classes,
+// GEMM FLOPs. The exports below are hand-written (labelled so): the minimal tables and columns
+// of Nsight Systems' SQLite export that the reader uses, two processes on two GPUs as
+// shared/traces/nsys-multi holds them.
+namespace {
+
+struct NsysRow {
+  std::int64_t begin_us, end_us, global_tid_or_pid;
+  std::string text;
+  int device = 0;
+  std::int64_t correlation = 0;
+};
+
+// A hand-written export: kernels (device, globalPid, correlation), runtime launches and NVTX
+// ranges (globalTid = pid << 24 | tid).
+std::string write_nsys(const std::string& name, const std::vector<NsysRow>& kernels,
+                       const std::vector<NsysRow>& launches, const std::vector<NsysRow>& nvtx,
+                       const std::string& extra_sql = "") {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  // one transaction, no journal: milliseconds, not a disk sync per row
+  std::string sql =
+      "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN;"
+      "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
+      "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION_MAJOR', '3');"
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, streamId INT,"
+      " correlationId INT, shortName INT, globalPid INT);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, globalTid INT,"
+      " correlationId INT, nameId INT);"
+      "CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, text TEXT, globalTid INT,"
+      " textId INT);"
+      "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel');";
+  int id = 100;
+  for (const NsysRow& k : kernels) {
+    sql += "INSERT INTO StringIds VALUES (" + std::to_string(++id) + ", '" + k.text + "');";
+    sql += "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + std::to_string(k.begin_us * us) +
+           "," + std::to_string(k.end_us * us) + "," + std::to_string(k.device) + ",7," +
+           std::to_string(k.correlation) + "," + std::to_string(id) + "," +
+           std::to_string(k.global_tid_or_pid << 24) + ");";
+  }
+  for (const NsysRow& l : launches) {
+    sql += "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" + std::to_string(l.begin_us * us) +
+           "," + std::to_string(l.end_us * us) + "," + std::to_string(l.global_tid_or_pid) + "," +
+           std::to_string(l.correlation) + ",1);";
+  }
+  for (const NsysRow& n : nvtx) {
+    sql += "INSERT INTO NVTX_EVENTS VALUES (" + std::to_string(n.begin_us * us) + "," +
+           std::to_string(n.end_us * us) + ",59,'" + n.text + "'," +
+           std::to_string(n.global_tid_or_pid) + ",NULL);";
+  }
+  sql += extra_sql + "COMMIT;";
+  REQUIRE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  return path;
+}
+
+constexpr std::int64_t kPid0 = 111, kPid1 = 112;
+std::int64_t tid(std::int64_t pid) {
+  return (pid << 24) | pid;
+}
+
+// Two processes (pids 111 and 112) each on its own GPU (1 and 0: device ids not in pid order),
+// three "train_step" ranges each holding emit_nvtx ranges and a launched GEMM.
+std::string two_process_export() {
+  std::vector<NsysRow> kernels, launches, nvtx;
+  for (std::int64_t pid : {kPid0, kPid1}) {
+    const int device = pid == kPid0 ? 1 : 0;
+    for (int s = 0; s < 3; ++s) {
+      const std::int64_t t0 = 1000 + s * 100;
+      const std::int64_t corr = pid * 10 + s;
+      nvtx.push_back({t0, t0 + 90, tid(pid), "train_step"});
+      nvtx.push_back({t0 + 10, t0 + 40, tid(pid),
+                      "aten::mm, seq = " + std::to_string(40 + s) + ", op_id = " +
+                          std::to_string(900 + s) + ", sizes = [[64, 32], [32, 16]]"});
+      launches.push_back({t0 + 20, t0 + 22, tid(pid), "", 0, corr});
+      kernels.push_back({t0 + 25, t0 + 35, pid, "sm90_xmma_gemm_bf16bf16_bf16f32", device, corr});
+      // an emit_nvtx all-reduce call launching its NCCL kernel, then a SendRecv with no call
+      nvtx.push_back({t0 + 50, t0 + 60, tid(pid),
+                      "c10d::allreduce_, seq = " + std::to_string(70 + s) +
+                          ", op_id = " + std::to_string(950 + s)});
+      launches.push_back({t0 + 52, t0 + 53, tid(pid), "", 0, corr + 1000});
+      kernels.push_back(
+          {t0 + 55, t0 + 70, pid,
+           "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", device,
+           corr + 1000});
+      kernels.push_back({t0 + 75, t0 + 80, pid,
+                         "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", device,
+                         corr + 2000});
+    }
+  }
+  return write_nsys("culprit_two_process.sqlite", kernels, launches, nvtx);
+}
+
+}  // namespace
+
+TEST_CASE("one nsys export with two processes is two ranks, numbered by device id") {
+  const std::string path = two_process_export();  // hand-written, see above
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kAuto);
+  REQUIRE(traces.size() == 2);
+  // device ids: pid 112 drives GPU 0, so it is rank 0
+  CHECK(traces[0].rank == 1);
+  CHECK(traces[0].process == (kPid0 << 24));
+  CHECK(traces[1].rank == 0);
+  CHECK(traces[0].rank_source.find("CUDA device id") != std::string::npos);
+  // emit_nvtx suffixes are cut: one name, the op_id kept in the record
+  bool normalised = false;
+  for (const TraceRecord& r : traces[0].records) {
+    if (traces[0].names[r.name] == "aten::mm") {
+      normalised = true;
+      CHECK(r.kind == RecordKind::kOp);
+      CHECK(r.correlation >= 900);
+    }
+    CHECK(traces[0].names[r.name].find("op_id") == std::string::npos);
+  }
+  CHECK(normalised);
+  const ImportedRun run = build_run(traces, ImportOptions{});
+  CHECK(run.summary.ranks == 2);
+  CHECK(run.summary.steps == 3);  // the repeated outermost NVTX range
+  CHECK(run.summary.rank_rule ==
+        "a rank per process of the export; number from the CUDA device id");
+  CHECK(run.summary.kernel_classes.at("gemm") == 6);
+  CHECK(run.summary.kernel_classes.at("collective") == 12);
+  // per rank and step: the all-reduce (its call and kernel paired by correlation) and the
+  // SendRecv kernel without a call, matched across the two ranks of the one export
+  CHECK(run.summary.collectives == 12);
+  for (const std::string& w : run.summary.warnings) {
+    CHECK(w.find("not in every file") == std::string::npos);
+    CHECK(w.find("do not match") == std::string::npos);
+  }
+  int said = 0;
+  for (const std::string& w : run.summary.warnings) {
+    said += w.find("repeated outermost NVTX range 'train_step'") != std::string::npos;
+  }
+  CHECK(said == 1);  // said once, not once per rank
+  for (const auto& m : run.contents.clocks) {
+    CHECK(m.offset_ns == 0);  // one export, one clock
+    CHECK(m.uncertainty_ns == 0);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("--rank-by device splits a process that drives two GPUs; process keeps it one") {
+  std::vector<NsysRow> kernels, launches, nvtx;
+  for (int d = 0; d < 2; ++d) {
+    for (int s = 0; s < 2; ++s) {
+      const std::int64_t t0 = 1000 + s * 100;
+      kernels.push_back({t0 + 25, t0 + 35, kPid0, "nvjet_tst_64x64_64x16", d, 10 * d + s});
+      launches.push_back({t0 + 20, t0 + 21, tid(kPid0), "", 0, 10 * d + s});
+    }
+  }
+  for (int s = 0; s < 2; ++s) nvtx.push_back({1000 + s * 100, 1090 + s * 100, tid(kPid0), "step"});
+  const std::string path = write_nsys("culprit_two_gpu.sqlite", kernels, launches, nvtx);
+  const auto by_device = read_traces({path}, Format::kNsys, RankBy::kAuto);
+  REQUIRE(by_device.size() == 2);  // auto: one process, two GPUs -> a rank per GPU
+  CHECK(by_device[0].device == 0);
+  CHECK(by_device[1].device == 1);
+  CHECK(by_device[1].rank == 1);
+  for (const RankTrace& t : by_device) {
+    int launches_kept = 0, kernels_kept = 0;
+    for (const TraceRecord& r : t.records) {
+      launches_kept += r.kind == RecordKind::kRuntime;
+      kernels_kept += r.on_device;
+    }
+    CHECK(kernels_kept == 2);
+    CHECK(launches_kept == 2);  // each launch goes to its kernel's device only
+  }
+  const auto by_process = read_traces({path}, Format::kNsys, RankBy::kProcess);
+  CHECK(by_process.size() == 1);
+  CHECK_THROWS_AS(parse_rank_by("gpu"), culprit::UsageError);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a GEMM kernel takes the FLOPs of the operator that launched it, once per operator") {
+  // hand-written Kineto trace: aten::addmm (bias, A [64,32], B [32,16]) launches a cuBLASLt
+  // GEMM and its split-K reduction; an op without shapes launches a second GEMM
+  const std::string json = R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 10, "dur": 100,
+     "args": {"Input Dims": [[16], [64, 32], [32, 16]], "Input type": ["float", "float", "float"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 20, "dur": 5, "args": {"correlation": 7}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 5, "args": {"correlation": 8}},
+    {"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x16_64x16_2x4_2cta_h_bz_bias_TNT", "pid": 0, "tid": 7, "ts": 40, "dur": 10, "args": {"correlation": 7, "device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_splitk>(Params)", "pid": 0, "tid": 7, "ts": 50, "dur": 10, "args": {"correlation": 8, "device": 0, "stream": 7}},
+    {"ph": "X", "cat": "cpu_op", "name": "vllm::moe_forward", "pid": 1, "tid": 1, "ts": 200, "dur": 100, "args": {"Input Dims": [[888, 3072]]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 210, "dur": 5, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2", "pid": 0, "tid": 7, "ts": 220, "dur": 30, "args": {"correlation": 9, "device": 0, "stream": 7}}
+  ]
+})json";
+  std::vector<RankTrace> traces;
+  traces.push_back(parse_kineto(json, "rank0.json"));
+  REQUIRE(traces[0].op_flops.size() == 1);
+  CHECK(traces[0].op_flops[0].second == 2.0 * 64 * 16 * 32);
+  const ImportedRun run = build_run(traces, ImportOptions{});
+  std::map<std::string, std::string> meta(run.contents.meta.begin(), run.contents.meta.end());
+  CHECK(meta.at("gemm_kernels") == "3");
+  CHECK(meta.at("gemm_kernels_without_shapes") == "1");
+  CHECK(std::stod(meta.at("gemm_flops")) == 2.0 * 64 * 16 * 32);  // once for two kernels
+  CHECK(std::stod(meta.at("gemm_shaped_ns")) == 20 * us);
+  CHECK(run.summary.kernel_classes.at("gemm") == 3);
+}
+
+TEST_CASE("a one-process export takes its rank from the launched process's environment") {
+  // hand-written: `srun nsys profile python train.py` records the rank's environment
+  const std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 0, 1}};
+  const std::string env =
+      "CREATE TABLE META_DATA_CAPTURE (name TEXT, value TEXT);"
+      "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', 'LOCAL_RANK=\"1\"');"
+      "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', "
+      "'SLURM_PROCID=\"5\"');"
+      "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ARGUMENT_1', '--rank=9');";
+  const std::string path = write_nsys("culprit_env.sqlite", kernels, {}, {}, env);
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kNsys);
+  REQUIRE(traces.size() == 1);
+  CHECK(traces[0].rank == 5);  // SLURM_PROCID before LOCAL_RANK and the command line
+  CHECK(traces[0].rank_source == "process environment SLURM_PROCID");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("ranks in one export take the number each process's MPI Rank mark says") {
+  // hand-written: two processes on GPUs 0 and 1 whose marks say ranks 7 and 6
+  const std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 0, 1},
+                                        {1000, 1010, kPid1, "nvjet_tst_64x64", 1, 2}};
+  const std::string marks = "INSERT INTO NVTX_EVENTS VALUES (10, NULL, 34, 'MPI Rank 7', " +
+                            std::to_string(tid(kPid0)) +
+                            ", NULL);INSERT INTO NVTX_EVENTS VALUES (10, NULL, 34, 'MPI Rank 6', " +
+                            std::to_string(tid(kPid1)) + ", NULL);";
+  const std::string path = write_nsys("culprit_marks.sqlite", kernels, {}, {}, marks);
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kNsys);
+  REQUIRE(traces.size() == 2);
+  CHECK(traces[0].rank == 7);
+  CHECK(traces[1].rank == 6);
+  CHECK(traces[0].rank_source.rfind("the rank each process says", 0) == 0);
+  // --rank-by device numbers by device, not by the process's mark
+  const std::vector<RankTrace> by_device = read_traces({path}, Format::kNsys, RankBy::kDevice);
+  REQUIRE(by_device.size() == 2);
+  CHECK(by_device[0].rank == 0);
+  CHECK(by_device[1].rank == 1);
+  std::filesystem::remove(path);
 }

@@ -2,6 +2,8 @@
 // models, meta, provenance, configuration echo). Only the runfile library (culprit_runfile)
 // writes the file.
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -34,6 +36,12 @@ std::string json_string(std::string_view s) {
     }
   }
   return out + "\"";
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
 class GlobalNames {
@@ -106,6 +114,23 @@ void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportS
   }
 }
 
+// Every rank's rule (rank_source less the rank's own process and device), the distinct ones
+// in rank order joined by "; ".
+std::string rank_rule(const std::vector<RankTrace>& traces) {
+  std::vector<std::string> rules;
+  for (const RankTrace& t : traces) {
+    std::string rule = t.rank_source.substr(0, t.rank_source.find(" (process "));
+    if (t.format == "nsys" && t.process >= 0)
+      rule = (t.device >= 0 ? "a rank per (process, GPU) of the export; number from "
+                            : "a rank per process of the export; number from ") +
+             rule;
+    if (std::find(rules.begin(), rules.end(), rule) == rules.end()) rules.push_back(rule);
+  }
+  std::string out;
+  for (const std::string& r : rules) out += (out.empty() ? "" : "; ") + r;
+  return out;
+}
+
 // An event of `rank` in `step` named `name` over [begin_ns, end_ns]; the rest of its identifiers
 // are the caller's.
 stepclock::EventRecord timed_event(stepclock::EventKind kind, std::int32_t rank, int step,
@@ -125,6 +150,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   ImportedRun out;
   ImportSummary& s = out.summary;
   order_ranks(traces, o, s);
+  s.rank_rule = rank_rule(traces);
   const std::size_t ranks = traces.size();
   s.format = traces[0].format;
   s.ranks = static_cast<int>(ranks);
@@ -170,7 +196,15 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
       return check.dropped.count({c.step, c.ordinal}) > 0;
     });
   }
-  const std::vector<RankClock> clocks = clock_models(colls, steps);
+  std::vector<RankClock> clocks = clock_models(colls, steps);
+  // Ranks read from one export share its clock exactly (nsys: one session's timestamps).
+  std::vector<bool> same_clock(ranks, false);
+  for (std::size_t r = 1; r < ranks; ++r) {
+    if (traces[r].clock_domain.empty() || traces[r].clock_domain != traces[0].clock_domain)
+      continue;
+    clocks[r] = RankClock{};
+    same_clock[r] = true;
+  }
   // Per collective, whether members are missing (meta incomplete_collectives: "step:seq ...").
   std::string incomplete;
   if (s.partial) {
@@ -180,6 +214,11 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
       ++s.incomplete_collectives;
     }
   }
+
+  const int first_step = *common.begin();
+  const int warmup_until = first_step + std::max(0, o.warmup_steps);
+  GemmTotals gemm;
+  std::array<std::int64_t, static_cast<std::size_t>(KernelClass::kOther) + 1> class_counts{};
 
   stepclock::RunFileContents& c = out.contents;
   GlobalNames names(c);
@@ -220,9 +259,16 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     std::map<std::pair<int, std::uint16_t>, int> occurrence;
     int outside = 0;
     for (const TraceRecord& x : t.records) {
-      if (!x.on_device || (x.kind != RecordKind::kKernel && x.kind != RecordKind::kCollectiveWork))
+      if (!x.on_device) continue;
+      const KernelClass kind = t.kernel_classes.of(t.names, x.name).kind;
+      if (x.kind == RecordKind::kOther) {  // copies, memsets, GPU annotations: counted only
+        if (kind == KernelClass::kMemcpy || kind == KernelClass::kMemset)
+          ++class_counts[static_cast<std::size_t>(kind)];
         continue;
+      }
+      if (x.kind != RecordKind::kKernel && x.kind != RecordKind::kCollectiveWork) continue;
       ++s.kernels;
+      ++class_counts[static_cast<std::size_t>(kind)];
       auto launch = launch_at.find(x.correlation);
       const std::int64_t when = launch != launch_at.end() ? launch->second : x.begin_ns;
       const int step = step_at(steps[r], when);
@@ -255,7 +301,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     m.uncertainty_ns = clocks[r].uncertainty_ns;
     m.exchanges = clocks[r].constraints;
     c.clocks.push_back(m);
-    if (r > 0 && clocks[r].constraints == 0) {
+    if (r > 0 && clocks[r].constraints == 0 && !same_clock[r]) {
       s.warnings.push_back(t.file +
                            ": no collective shared with every rank: its clock is taken "
                            "as rank 0's, with unknown uncertainty");
@@ -270,8 +316,18 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     c.provenance.push_back({rank, "trace_rank", std::to_string(t.rank)});
     c.provenance.push_back({rank, "trace_rank_source", t.rank_source});
     c.provenance.push_back({rank, "trace_events", std::to_string(t.events_read)});
+    const GemmTotals g = gemm_totals(t, steps[r], warmup_until);
+    gemm.kernels += g.kernels;
+    gemm.ns += g.ns;
+    gemm.without_shapes += g.without_shapes;
+    gemm.shaped_ns += g.shaped_ns;
+    gemm.flops += g.flops;
     // Memory stays O(kept events): a rank's records go once its events are built.
     t.records = {};
+  }
+  for (std::size_t k = 0; k < class_counts.size(); ++k) {
+    if (class_counts[k] > 0)
+      s.kernel_classes[kernel_class_name(static_cast<KernelClass>(k))] = class_counts[k];
   }
   std::stable_sort(c.events.begin(), c.events.end(),
                    [](const stepclock::EventRecord& a, const stepclock::EventRecord& b) {
@@ -281,8 +337,6 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
                    });
   s.events = static_cast<std::int64_t>(c.events.size());
 
-  const int first_step = *common.begin();
-  const int warmup_until = first_step + std::max(0, o.warmup_steps);
   int steady = 0;
   for (int x : common) steady += x >= warmup_until ? 1 : 0;
   if (steady == 0) {
@@ -312,8 +366,20 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
             {meta::kPartial, s.partial ? "1" : "0"},
             {meta::kIncompleteCollectives, incomplete},
             {meta::kModelFlopsPerStep, "0"},
-            {meta::kParameterBytes, "0"}};
+            {meta::kParameterBytes, "0"},
+            // Device events are the compute events numbered from here in `microbatch`.
+            {meta::kDeviceMicrobatchBase, std::to_string(kDeviceOccurrenceBase)},
+            // Measured steps' GEMM kernels over all ranks, FLOPs from recorded shapes.
+            {meta::kGemmKernels, std::to_string(gemm.kernels)},
+            {meta::kGemmKernelNs, number_text(gemm.ns)},
+            {meta::kGemmKernelsWithoutShapes, std::to_string(gemm.without_shapes)},
+            {meta::kGemmShapedNs, number_text(gemm.shaped_ns)},
+            {meta::kGemmFlops, number_text(gemm.flops)}};
+  // A rule said of every rank of one file (no step marker, ...) is said once.
+  std::set<std::string> said;
+  std::erase_if(s.warnings, [&](const std::string& w) { return !said.insert(w).second; });
   c.provenance.push_back({-1, "import_warnings", std::to_string(s.warnings.size())});
+  c.provenance.push_back({-1, "rank_rule", s.rank_rule});
   std::string files = "[";
   for (std::size_t r = 0; r < s.files.size(); ++r)
     files += (r ? "," : "") + json_string(s.files[r]);

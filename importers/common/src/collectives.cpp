@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "culprit/common/kernels.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/mapping.hpp"
 
@@ -40,12 +41,24 @@ RankCollective collective_of(const TraceRecord& r) {
 bool is_collective_call(std::string_view name) {
   if (starts_with(name, "c10d::")) return name != "c10d::wait" && name != "c10d::wait_";
   if (starts_with(name, "nccl:")) return true;
+  // PyTorch's symmetric-memory collectives (symm_mem::multimem_all_reduce_), whose kernels are
+  // no nccl* kernels.
+  if (starts_with(name, "symm_mem::")) return collective_op_from_name(name) != CollectiveOp::kNone;
   return std::find(kMpiCollectives.begin(), kMpiCollectives.end(), name) != kMpiCollectives.end();
 }
 
 bool is_collective_work(std::string_view name) {
-  return starts_with(name, "gloo:") || starts_with(name, "ncclKernel") ||
-         starts_with(name, "ncclDevKernel");
+  return starts_with(name, "gloo:") || classify_kernel(name).kind == KernelClass::kCollective;
+}
+
+const KernelKind& KernelClasses::of(const NameTable& names, std::uint32_t name) const {
+  if (name >= known_.size()) known_.resize(names.size(), 0);
+  if (!known_[name]) {
+    kinds_.resize(known_.size());
+    kinds_[name] = classify_kernel(names[name]);
+    known_[name] = 1;
+  }
+  return kinds_[name];
 }
 
 std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& steps) {
@@ -213,13 +226,16 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
     }
     result.push_back(c);
   }
-  if (calls.empty()) {
-    // Work without calls (a trimmed or CPU-worker-only trace): the work is the collective.
-    for (const TraceRecord* w : works) {
-      RankCollective c = collective_of(*w);
-      if (w->on_device) c.device_begin_ns = w->begin_ns;
-      result.push_back(c);
-    }
+  // Work without a call is the collective itself: every work when the trace holds no call (a
+  // trimmed or CPU-worker-only trace), and a device kernel no call launched (an NCCL SendRecv
+  // of pipeline parallelism, captured without NVTX ranges around it) even when other
+  // collectives have calls: it was dropped before. Unpaired gloo work stays out (its call is
+  // there, unpaired for the reason warned above).
+  for (std::size_t w = 0; w < works.size(); ++w) {
+    if (work_used[w] || (!calls.empty() && !works[w]->on_device)) continue;
+    RankCollective c = collective_of(*works[w]);
+    if (works[w]->on_device) c.device_begin_ns = works[w]->begin_ns;
+    result.push_back(c);
   }
   std::sort(result.begin(), result.end(), [](const RankCollective& a, const RankCollective& b) {
     return a.arrival_ns < b.arrival_ns;

@@ -59,6 +59,13 @@ Format parse_format(const std::string& text) {
   throw UsageError("unknown --format '" + text + "': use auto, kineto, legacy or nsys");
 }
 
+RankBy parse_rank_by(const std::string& text) {
+  if (text == "auto") return RankBy::kAuto;
+  if (text == "process") return RankBy::kProcess;
+  if (text == "device") return RankBy::kDevice;
+  throw UsageError("unknown --rank-by '" + text + "': use process or device (default auto)");
+}
+
 const char* format_name(Format format) {
   for (const auto& [known, name] : kFormatNames) {
     if (known == format) return name;
@@ -112,7 +119,7 @@ RankTrace read_trace(const std::string& path, Format format) {
 
 ImportedRun import_traces(const std::vector<std::string>& paths, const ImportOptions& options) {
   const std::vector<std::string> files = expand_inputs(paths, options.format);
-  return build_run(read_traces(files, options.format), options);
+  return build_run(read_traces(files, options.format, options.rank_by), options);
 }
 
 }  // namespace culprit::importers

@@ -10,16 +10,22 @@
 #include <thread>
 
 #include "culprit/importers/import.hpp"
+#include "culprit/importers/nsys.hpp"
 
 namespace culprit::importers {
 
-std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format format) {
+std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format format,
+                                   RankBy rank_by) {
   std::vector<RankTrace> traces;
   traces.reserve(files.size());
+  auto add = [&](RankTrace t) {
+    if (t.format != "nsys") return traces.push_back(std::move(t));
+    for (RankTrace& r : split_nsys_ranks(std::move(t), rank_by)) traces.push_back(std::move(r));
+  };
   const std::size_t threads =
       std::min<std::size_t>(files.size(), std::max(1U, std::thread::hardware_concurrency()));
   if (threads <= 1) {
-    for (const std::string& f : files) traces.push_back(read_trace(f, format));
+    for (const std::string& f : files) add(read_trace(f, format));
     return traces;
   }
   std::vector<std::optional<RankTrace>> read(files.size());
@@ -48,7 +54,7 @@ std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
-  for (auto& t : read) traces.push_back(std::move(*t));
+  for (auto& t : read) add(std::move(*t));
   return traces;
 }
 

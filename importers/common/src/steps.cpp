@@ -27,6 +27,53 @@ namespace {
 // is that long, so longer labels are never matched.
 constexpr std::size_t kMaxStepLabelChars = 4096;
 
+// nsys exports have no ProfilerStep#: the NVTX label that repeats most often as an outermost
+// range on its thread (at least twice; ties: the most time), its ranges together covering at
+// least half of that thread's time, is the step (a loop's step covers most of it; a small
+// label repeated at the top, such as emit_nvtx's "detach_", does not). {name, count}, or
+// {0, 0} when no label qualifies.
+std::pair<std::uint32_t, int> repeated_outermost_label(const RankTrace& trace) {
+  std::vector<const TraceRecord*> labels;
+  for (const TraceRecord& r : trace.records) {
+    if (r.kind == RecordKind::kLabel && !r.on_device) labels.push_back(&r);
+  }
+  std::sort(labels.begin(), labels.end(), [](const TraceRecord* a, const TraceRecord* b) {
+    if (a->thread != b->thread) return a->thread < b->thread;
+    return a->begin_ns != b->begin_ns ? a->begin_ns < b->begin_ns : a->end_ns > b->end_ns;
+  });
+  std::map<std::pair<std::int64_t, std::uint32_t>, std::pair<int, std::int64_t>> top;
+  std::int64_t thread = 0, open_end = std::numeric_limits<std::int64_t>::min();
+  for (const TraceRecord* r : labels) {
+    if (r->thread != thread) open_end = std::numeric_limits<std::int64_t>::min();
+    thread = r->thread;
+    if (r->begin_ns < open_end) continue;  // nested in an open outermost range
+    open_end = r->end_ns;
+    auto& [count, ns] = top[{r->thread, r->name}];
+    ++count;
+    ns += r->end_ns - r->begin_ns;
+  }
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> extent;  // thread -> [lo, hi]
+  for (const TraceRecord& r : trace.records) {
+    if (r.on_device) continue;
+    auto [it, fresh] = extent.try_emplace(r.thread, r.begin_ns, r.end_ns);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, r.begin_ns);
+      it->second.second = std::max(it->second.second, r.end_ns);
+    }
+  }
+  std::pair<std::uint32_t, int> best{0, 0};
+  std::int64_t best_ns = -1;
+  for (const auto& [key, value] : top) {
+    const auto& [lo, hi] = extent[key.first];
+    if (value.first < 2 || 2 * value.second < hi - lo) continue;
+    if (value.first > best.second || (value.first == best.second && value.second > best_ns)) {
+      best = {key.second, value.first};
+      best_ns = value.second;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
@@ -75,9 +122,23 @@ RankSteps find_steps(RankTrace& trace, const StepRule& rule) {
     return v;
   };
   std::map<std::int64_t, int> per_thread;
-  for (const TraceRecord& r : trace.records) {
-    if (r.kind != RecordKind::kLabel || r.on_device) continue;
-    if (classify(r.name) != -2) ++per_thread[r.thread];
+  auto count_marks = [&] {
+    for (const TraceRecord& r : trace.records) {
+      if (r.kind != RecordKind::kLabel || r.on_device) continue;
+      if (classify(r.name) != -2) ++per_thread[r.thread];
+    }
+  };
+  count_marks();
+  if (per_thread.empty() && trace.format == "nsys") {
+    const auto [name, count] = repeated_outermost_label(trace);
+    if (count >= 2) {
+      verdict[name] = -3;  // a step, numbered in order
+      count_marks();
+      trace.warnings.push_back(trace.file + ": no step marker matching '" + rule.pattern +
+                               "': steps are the repeated outermost NVTX range '" +
+                               trace.names[name].substr(0, 80) + "' (" + std::to_string(count) +
+                               " times; --step-pattern chooses others)");
+    }
   }
   RankSteps result;
   if (per_thread.empty()) {

@@ -65,13 +65,48 @@ std::int64_t first_dims_product(od::value v) {
   return -1;
 }
 
+// A GEMM operator's input shapes (RawEvent::shapes), and the first input's element count.
+std::int64_t read_shapes(od::value v, RawEvent::Shapes& shapes) {
+  od::array outer;
+  if (v.get_array().get(outer)) return -1;
+  std::int64_t first = -1;
+  for (auto input : outer) {
+    if (shapes.inputs == static_cast<int>(shapes.dims.size())) break;
+    const int i = shapes.inputs++;
+    shapes.rank[i] = -1;
+    od::array inner;
+    if (input.get_array().get(inner)) continue;
+    int rank = 0;
+    std::int64_t product = 1;
+    bool ok = true;
+    for (auto d : inner) {
+      std::int64_t n = 0;
+      if (d.get_int64().get(n) || n < 0 || rank == 6) {
+        ok = false;
+        break;
+      }
+      shapes.dims[i][rank++] = n;
+      ok = ok && !__builtin_mul_overflow(product, n, &product);
+    }
+    if (!ok) continue;
+    shapes.rank[i] = rank;
+    if (i == 0 && rank > 0) first = product;
+  }
+  return first;
+}
+
 void read_args(od::object args, RawEvent& e) {
   for (auto field : args) {
     std::string_view key;
     if (field.unescaped_key().get(key)) continue;
     od::value v = field.value();
     if (key == "Input Dims") {
-      if (e.numel < 0) e.numel = first_dims_product(v);
+      if (is_gemm_operator(e.name)) {
+        const std::int64_t n = read_shapes(v, e.shapes);
+        if (e.numel < 0) e.numel = n;
+      } else if (e.numel < 0) {
+        e.numel = first_dims_product(v);
+      }
     } else if (key == "In msg nelems") {
       std::int64_t n = 0;
       if (!v.get_int64().get(n)) e.numel = n;

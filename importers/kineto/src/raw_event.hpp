@@ -2,6 +2,7 @@
 // A trace event as a tokenizer read it (bytes -> record), before the parser classifies it.
 // Views point into the tokenizer's buffers and are valid only during the callback.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string_view>
@@ -27,7 +28,19 @@ struct RawEvent {
   std::int64_t device = -1;
   std::int64_t stream = -1;
   std::size_t offset = 0;  // byte offset of the event in the file
+  // The shapes of a GEMM operator's first inputs ("Input Dims" of aten::mm, addmm, bmm, ...;
+  // read only for those names): up to 4 inputs of up to 6 dimensions, rank -1 when unread.
+  struct Shapes {
+    int inputs = 0;
+    std::array<int, 4> rank{};
+    std::array<std::array<std::int64_t, 6>, 4> dims;  // only [i][0, rank[i]) is set
+  } shapes;
 };
+
+// aten::mm, aten::addmm, aten::bmm, aten::baddbmm, aten::matmul, aten::linear, aten::_scaled_mm.
+bool is_gemm_operator(std::string_view name);
+// 2 x M x N x K (x batch) of a GEMM operator from its input shapes, -1 when they do not say.
+double gemm_flops(std::string_view name, const RawEvent::Shapes& shapes);
 
 using RawEventSink = std::function<void(const RawEvent&)>;
 

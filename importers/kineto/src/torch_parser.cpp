@@ -1,5 +1,6 @@
 // Records from PyTorch profiler events (Kineto and legacy): what each event is for the
 // mapping rules (records -> rows happen in importers/common).
+#include <cmath>
 #include <limits>
 
 #include "culprit/errors.hpp"
@@ -26,21 +27,11 @@ std::uint8_t dtype_bytes(std::string_view t) {
   return 0;
 }
 
-bool ends_with_backward_node(std::string_view name) {
-  // Autograd nodes: "AddmmBackward0", "NllLossBackward0".
-  std::size_t i = name.size();
-  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') --i;
-  constexpr std::string_view tag = "Backward";
-  return i >= tag.size() && name.substr(i - tag.size(), tag.size()) == tag;
-}
-
 // Legacy traces carry no category: an operator has a namespace ("aten::mm") or is an
 // autograd node; every other name is a record_function label.
 RecordKind legacy_kind(std::string_view name) {
   if (name.substr(0, 5) == "gloo:") return RecordKind::kCollectiveWork;
-  if (name.find("::") != std::string_view::npos || ends_with_backward_node(name))
-    return RecordKind::kOp;
-  return RecordKind::kLabel;
+  return looks_like_operator(name) ? RecordKind::kOp : RecordKind::kLabel;
 }
 
 RecordKind kineto_kind(std::string_view cat, std::string_view name, bool& on_device) {
@@ -50,7 +41,7 @@ RecordKind kineto_kind(std::string_view cat, std::string_view name, bool& on_dev
   if (cat == "cpu_op" || cat == "python_function" || cat == "operator") return RecordKind::kOp;
   if (cat == "kernel") {
     on_device = true;
-    return is_collective_work(name) ? RecordKind::kCollectiveWork : RecordKind::kKernel;
+    return RecordKind::kKernel;  // or a collective's: the kernel table tells (add_record)
   }
   if (cat == "cuda_runtime" || cat == "cuda_driver") return RecordKind::kRuntime;
   if (cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "gpu_user_annotation") {
@@ -60,7 +51,8 @@ RecordKind kineto_kind(std::string_view cat, std::string_view name, bool& on_dev
   return RecordKind::kOther;
 }
 
-void add_record(RankTrace& t, const RawEvent& e, RecordKind kind, bool on_device) {
+void add_record(RankTrace& t, const RawEvent& e, RecordKind kind, bool on_device,
+                KernelClasses* kernels = nullptr) {
   if (e.dur_ns < 0) {
     throw UsageError(t.file + ": byte offset " + std::to_string(e.offset) + ": event '" +
                      std::string(e.name) + "' has a negative duration");
@@ -72,6 +64,9 @@ void add_record(RankTrace& t, const RawEvent& e, RecordKind kind, bool on_device
                      std::string(e.name) + "' ends beyond the representable time");
   }
   r.name = t.names.intern(e.name);
+  if (kernels && kind == RecordKind::kKernel &&
+      kernels->of(t.names, r.name).kind == KernelClass::kCollective)
+    kind = RecordKind::kCollectiveWork;
   r.kind = kind;
   r.on_device = on_device;
   r.thread = on_device && e.stream >= 0 ? e.stream : e.tid;
@@ -81,6 +76,11 @@ void add_record(RankTrace& t, const RawEvent& e, RecordKind kind, bool on_device
   r.seq = e.seq;
   r.correlation = e.correlation;
   if (!e.group.empty()) r.group = static_cast<std::int32_t>(t.names.intern(e.group));
+  if (kind == RecordKind::kOp && e.shapes.inputs > 0) {
+    const double flops = gemm_flops(e.name, e.shapes);
+    if (flops > 0 && std::isfinite(flops))
+      t.op_flops.emplace_back(static_cast<std::uint32_t>(t.records.size()), flops);
+  }
   t.records.push_back(r);
 }
 
@@ -130,7 +130,7 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
     bool on_device = false;
     const RecordKind kind = kineto_kind(e.cat, e.name, on_device);
     if (kind == RecordKind::kOther && !on_device) return;
-    add_record(t, e, kind, on_device);
+    add_record(t, e, kind, on_device, &t.kernel_classes);
   });
   if (!h.has_trace_events) {
     throw UsageError(file +

@@ -2,6 +2,9 @@
 // the error when the export lacks it.
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <array>
+#include <charconv>
 #include <memory>
 #include <string>
 
@@ -71,9 +74,12 @@ std::string text(sqlite3_stmt* s, int column) {
   return t ? reinterpret_cast<const char*>(t) : "";
 }
 
-// globalTid = (hardware id << 56) | (pid << 24) | tid
+// globalTid = (hardware id << 56) | (pid << 24) | tid; globalPid = globalTid without the tid
 std::int64_t tid_of(std::int64_t global_tid) {
   return global_tid & 0xFFFFFF;
+}
+std::int64_t process_of(std::int64_t global_tid) {
+  return global_tid & ~std::int64_t{0xFFFFFF};
 }
 
 // The record of a row whose columns 0 and 1 are its start and end; counts the row as read.
@@ -107,45 +113,117 @@ void check_schema(Export& x, RankTrace& t) {
   t.backend = "";
 }
 
+// torch.autograd.profiler.emit_nvtx writes "aten::mul, seq = 47307, op_id = 998144" (and
+// ", sizes = [[2, 3]]", ", input_op_ids = [...]" with record_shapes): the name alone, the
+// numbers apart. A range without those suffixes keeps its text.
+struct NvtxName {
+  std::string_view name;
+  std::int64_t seq = -1;
+  std::int64_t op_id = -1;
+};
+
+std::int64_t number_after(std::string_view text, std::string_view key) {
+  const std::size_t at = text.find(key);
+  if (at == std::string_view::npos) return -1;
+  std::int64_t n = 0;
+  const char* first = text.data() + at + key.size();
+  auto [end, ec] = std::from_chars(first, text.data() + text.size(), n);
+  return ec == std::errc() && end != first ? n : -1;
+}
+
+NvtxName emit_nvtx_name(std::string_view text) {
+  NvtxName n{text};
+  std::size_t cut = std::string_view::npos;
+  for (std::string_view key : {", seq = ", ", op_id = ", ", sizes = ["}) {
+    cut = std::min(cut, text.find(key));
+  }
+  if (cut == std::string_view::npos || cut == 0) return n;
+  n.name = text.substr(0, cut);
+  const std::string_view rest = text.substr(cut);
+  n.seq = number_after(rest, ", seq = ");
+  n.op_id = number_after(rest, ", op_id = ");
+  return n;
+}
+
+// An emit_nvtx range is an operator ("aten::mul", "AddmmBackward0") or a record_function label.
+RecordKind emit_nvtx_kind(std::string_view name) {
+  return looks_like_operator(name) ? RecordKind::kOp : RecordKind::kLabel;
+}
+
+// The rank in the launched process's environment or command line (META_DATA_CAPTURE, as
+// `nsys profile` recorded it): RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID, PMI_RANK, LOCAL_RANK
+// (in this order), else --rank=N / --local_rank=N / --local-rank=N.
+void read_launch_environment(Export& x, RankTrace& t) {
+  constexpr std::array<std::string_view, 8> kKeys = {
+      "RANK=",   "OMPI_COMM_WORLD_RANK=", "SLURM_PROCID=", "PMI_RANK=", "LOCAL_RANK=",
+      "--rank=", "--local_rank=",         "--local-rank="};
+  std::size_t best = kKeys.size();
+  x.for_each_row(
+      "META_DATA_CAPTURE",
+      "SELECT name, value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_%:%'",
+      [&](sqlite3_stmt* s) {
+        const std::string name = text(s, 0);
+        const bool env = name.ends_with(":ENVIRONMENT_VARIABLE");
+        if (!env && name.find(":ARGUMENT_") == std::string::npos) return;
+        std::string value = text(s, 1);
+        std::erase(value, '"');
+        for (std::size_t k = 0; k < best; ++k) {
+          if (value.rfind(kKeys[k], 0) != 0 || (env != (kKeys[k][0] != '-'))) continue;
+          const std::optional<int> rank = leading_rank(value.substr(kKeys[k].size()));
+          if (!rank) continue;
+          best = k;
+          std::string key(kKeys[k].substr(0, kKeys[k].size() - 1));
+          t.launch_rank = {*rank, (env ? "process environment " : "command line ") + key};
+        }
+      });
+}
+
 }  // namespace
 
 RankTrace parse_nsys(const std::string& path) {
   RankTrace t;
   t.file = path;
   t.format = "nsys";
+  t.clock_domain = path;
   Export x(path);
   check_schema(x, t);
   if (!x.has_table("StringIds")) x.fail("StringIds", "the table is missing");
+  auto keep = [&](const TraceRecord& r, std::int64_t process, std::int64_t seq) {
+    t.records.push_back(r);
+    t.record_process.push_back(process);
+    t.record_seq.push_back(seq);
+  };
 
   x.for_each_row("CUPTI_ACTIVITY_KIND_KERNEL",
-                 "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, s.value FROM "
-                 "CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.shortName",
+                 "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, s.value, "
+                 "k.globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = "
+                 "k.shortName",
                  [&](sqlite3_stmt* s) {
                    TraceRecord r = spanned_record(s, t);
                    r.device = static_cast<std::int16_t>(sqlite3_column_int64(s, 2));
                    r.thread = sqlite3_column_int64(s, 3);
                    r.correlation = sqlite3_column_int64(s, 4);
-                   const std::string name = text(s, 5);
-                   r.name = t.names.intern(name);
+                   r.name = t.names.intern(text(s, 5));
                    r.on_device = true;
-                   r.kind =
-                       is_collective_work(name) ? RecordKind::kCollectiveWork : RecordKind::kKernel;
+                   r.kind = t.kernel_classes.of(t.names, r.name).kind == KernelClass::kCollective
+                                ? RecordKind::kCollectiveWork
+                                : RecordKind::kKernel;
                    if (r.end_ns < r.begin_ns)
                      x.fail("CUPTI_ACTIVITY_KIND_KERNEL", "a kernel ends before it starts");
-                   t.records.push_back(r);
+                   keep(r, sqlite3_column_int64(s, 6), -1);
                  });
   x.for_each_row("CUPTI_ACTIVITY_KIND_RUNTIME",
                  "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
                  "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId",
                  [&](sqlite3_stmt* s) {
                    TraceRecord r = spanned_record(s, t);
-                   r.thread = tid_of(sqlite3_column_int64(s, 2));
+                   const std::int64_t global_tid = sqlite3_column_int64(s, 2);
+                   r.thread = tid_of(global_tid);
                    r.correlation = sqlite3_column_int64(s, 3);
                    r.name = t.names.intern(text(s, 4));
                    r.kind = RecordKind::kRuntime;
-                   t.records.push_back(r);
+                   keep(r, process_of(global_tid), -1);
                  });
-  int rank_marker = -1;
   x.for_each_row(
       "NVTX_EVENTS",
       "SELECT n.start, n.end, n.globalTid, coalesce(n.text, s.value, '') FROM NVTX_EVENTS n "
@@ -153,31 +231,31 @@ RankTrace parse_nsys(const std::string& path) {
       [&](sqlite3_stmt* s) {
         ++t.events_read;
         const std::string name = text(s, 3);
+        const std::int64_t global_tid = sqlite3_column_int64(s, 2);
         if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
           // A mark: "MPI Rank N" says the rank (nsys --trace=mpi).
           if (name.rfind("MPI Rank ", 0) == 0) {
             const std::optional<int> rank = leading_rank(std::string_view(name).substr(9));
             if (!rank)
               x.fail("NVTX_EVENTS", "the mark '" + name + "' names no rank a job can have");
-            rank_marker = *rank;
+            t.process_ranks[process_of(global_tid)] = {*rank, "NVTX mark 'MPI Rank'"};
           }
           return;
         }
         TraceRecord r;
         r.begin_ns = sqlite3_column_int64(s, 0);
         r.end_ns = sqlite3_column_int64(s, 1);
-        r.thread = tid_of(sqlite3_column_int64(s, 2));
-        r.name = t.names.intern(name);
-        r.kind = RecordKind::kLabel;
+        r.thread = tid_of(global_tid);
+        const NvtxName n = emit_nvtx_name(name);
+        r.name = t.names.intern(n.name);
+        r.correlation = n.op_id;
+        r.kind = n.op_id >= 0 || n.seq >= 0 ? emit_nvtx_kind(n.name) : RecordKind::kLabel;
         if (r.end_ns < r.begin_ns) x.fail("NVTX_EVENTS", "a range ends before it starts");
-        t.records.push_back(r);
+        keep(r, process_of(global_tid), n.seq);
       });
+  read_launch_environment(x, t);
   t.rank = rank_from_file_name(path);
   t.rank_source = "file name";
-  if (t.rank < 0 && rank_marker >= 0) {
-    t.rank = rank_marker;
-    t.rank_source = "NVTX mark 'MPI Rank'";
-  }
   return t;
 }
 

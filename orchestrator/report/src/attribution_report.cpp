@@ -84,6 +84,13 @@ void write_summary(JsonWriter& json, const analysis::RunAttribution& a) {
     json.key(name);
     write_ratio(json, *ratio);
   }
+  json.key("bandwidth_by_operation").begin_array();
+  for (const analysis::Ratio& r : e.bandwidth_by_operation) {
+    json.begin_object().field("name", r.name).key("ratio");
+    write_ratio(json, r);
+    json.end_object();
+  }
+  json.end_array();
   json.end_object();
   json.key("sampled_activity");
   write_sampled_activity(json, a.activity);
@@ -336,6 +343,8 @@ std::string attribution_text(const analysis::RunAttribution& a) {
         &a.efficiency.exposed_comm, &a.efficiency.visual_overlap}) {
     line("  " + describe_ratio(*r));
   }
+  for (const analysis::Ratio& r : a.efficiency.bandwidth_by_operation)
+    line("    " + describe_ratio(r));
   line(
       "  useful overlap: needs an overlap on/off pair (culprit explain on a model.overlap "
       "experiment)");

@@ -23,13 +23,14 @@ std::string import_json(const ImportReport& r) {
       .field("repetition", r.repetition)
       .field("median_ms", r.median_ms)
       .field("world_size", s.world_size)
+      .field("rank_rule", s.rank_rule)
       .field("partial", s.partial)
       .field("incomplete_collectives", s.incomplete_collectives)
       .field("events_read", s.events_read)
-      .field("kernels", s.kernels)
-      .field("collectives", s.collectives)
-      .field("files", s.files)
-      .end_object();
+      .field("kernels", s.kernels);
+  w.key("kernel_classes").begin_object();
+  for (const auto& [kind, count] : s.kernel_classes) w.field(kind, count);
+  w.end_object().field("collectives", s.collectives).field("files", s.files).end_object();
   return w.str();
 }
 
@@ -43,6 +44,12 @@ std::string import_text(const ImportReport& r) {
       s.partial ? fmt::format(" of {} (partial)", s.world_size) : std::string(), s.steps, s.events,
       s.events_read, s.collectives, s.kernels, printable(r.experiment), printable(r.label),
       r.baseline ? " (baseline)" : "", r.repetition, r.median_ms);
+  out += "ranks: " + printable(s.rank_rule) + "\n";
+  if (!s.kernel_classes.empty()) {
+    out += "kernels by class:";
+    for (const auto& [kind, count] : s.kernel_classes) out += fmt::format(" {} {}", kind, count);
+    out += "\n";
+  }
   for (const std::string& x : s.warnings) out += "warning: " + printable(x) + "\n";
   return out;
 }

@@ -24,10 +24,16 @@ inline constexpr const char* kFinishedAt = "finished_at";
 inline constexpr const char* kTraceFormat = "trace_format";
 inline constexpr const char* kPartial = "partial";
 inline constexpr const char* kIncompleteCollectives = "incomplete_collectives";
+inline constexpr const char* kDeviceMicrobatchBase = "device_microbatch_base";
+inline constexpr const char* kGemmKernels = "gemm_kernels";
+inline constexpr const char* kGemmKernelNs = "gemm_kernel_ns";
+inline constexpr const char* kGemmKernelsWithoutShapes = "gemm_kernels_without_shapes";
+inline constexpr const char* kGemmShapedNs = "gemm_shaped_ns";
+inline constexpr const char* kGemmFlops = "gemm_flops";
 
 // Every key, in meta_keys.tsv's order. (const char*: a key converts where a writer or reader
 // wants std::string, and the C API takes it as it is.)
-inline constexpr std::array<std::string_view, 15> kAll = {kFormatVersion,
+inline constexpr std::array<std::string_view, 21> kAll = {kFormatVersion,
                                                           kSource,
                                                           kBackend,
                                                           kRanks,
@@ -41,7 +47,13 @@ inline constexpr std::array<std::string_view, 15> kAll = {kFormatVersion,
                                                           kFinishedAt,
                                                           kTraceFormat,
                                                           kPartial,
-                                                          kIncompleteCollectives};
+                                                          kIncompleteCollectives,
+                                                          kDeviceMicrobatchBase,
+                                                          kGemmKernels,
+                                                          kGemmKernelNs,
+                                                          kGemmKernelsWithoutShapes,
+                                                          kGemmShapedNs,
+                                                          kGemmFlops};
 
 // meta_keys.tsv as embedded at build time (comment lines start with '#').
 std::string_view keys_table();

@@ -4,6 +4,7 @@
 // Every failure of the input throws culprit::UsageError naming the file (and the byte offset
 // or table); nothing is written before every file has been read whole.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,8 @@ namespace culprit::importers {
 
 enum class Format { kAuto, kKineto, kLegacy, kNsys };
 
-Format parse_format(const std::string& text);  // auto|kineto|legacy|nsys, else UsageError
+Format parse_format(const std::string& text);   // auto|kineto|legacy|nsys, else UsageError
+RankBy parse_rank_by(const std::string& text);  // auto|process|device, else UsageError
 const char* format_name(Format format);
 
 struct ImportOptions {
@@ -26,6 +28,7 @@ struct ImportOptions {
   int warmup_steps = 0;
   bool partial = false;  // accept a subset of the job's ranks (the run is flagged partial)
   StepRule steps;        // which labels are steps (nsys NVTX ranges; ProfilerStep#N by default)
+  RankBy rank_by = RankBy::kAuto;  // the ranks inside one Nsight Systems export
 };
 
 struct ImportSummary {
@@ -37,11 +40,17 @@ struct ImportSummary {
   std::int64_t events = 0;       // events stored in the run file
   std::int64_t events_read = 0;  // trace events read from the files
   std::int64_t kernels = 0;
+  // Device work by the kernel table's class (gemm, attention, collective, memcpy, memset,
+  // other), every kernel counted once; memcpy/memset also count the trace's copy records.
+  std::map<std::string, std::int64_t> kernel_classes;
   std::int64_t collectives = 0;  // per-rank collective instances stored
   // Partial import: collectives (per step) whose process group has ranks not imported.
   std::int64_t incomplete_collectives = 0;
   bool partial = false;
   std::vector<std::string> files;  // by run rank
+  // How ranks were told and numbered ("distributedInfo.rank", "file name", "the CUDA device
+  // id (process 111, GPU 0)" ...): each rank's rule, the distinct ones joined by "; ".
+  std::string rank_rule;
   std::vector<std::string> warnings;
 };
 
@@ -56,9 +65,11 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Fo
 // Reads one file (gzip is recognised by its magic bytes) into records.
 RankTrace read_trace(const std::string& path, Format format);
 
-// Reads `files` (in parallel, one thread per core), in their order; throws the first file's
-// error in that order.
-std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format format);
+// Reads `files` (in parallel, one thread per core), in their order, a file holding several ranks
+// (Nsight Systems) split into one RankTrace per rank by `rank_by`; throws the first file's error
+// in that order.
+std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format format,
+                                   RankBy rank_by = RankBy::kAuto);
 
 // Reads every file, applies the mapping rules and assembles the run file's contents.
 ImportedRun import_traces(const std::vector<std::string>& paths, const ImportOptions& options);

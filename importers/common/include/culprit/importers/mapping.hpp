@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "culprit/common/kernels.hpp"
 #include "culprit/importers/records.hpp"
 
 namespace culprit::importers {
@@ -42,12 +43,17 @@ RankSteps find_steps(RankTrace& trace, const StepRule& rule);
 // The step whose span holds `t`, -1 when none.
 int step_at(const RankSteps& steps, std::int64_t t);
 
+// A name that is an operator, not a label, in a trace without categories (legacy, emit_nvtx):
+// a namespace ("aten::mm") or an autograd node ("AddmmBackward0").
+bool looks_like_operator(std::string_view name);
+
 // ---- collectives --------------------------------------------------------------------------
 // A name that enqueues a collective on the calling thread (c10d::allreduce_, nccl:all_reduce
 // on the CPU, MPI_Allreduce NVTX ranges).
 bool is_collective_call(std::string_view name);
-// A name that executes a collective (gloo:all_reduce on a worker thread, ncclKernel_* /
-// ncclDevKernel_* on a device).
+// A name that executes a collective (gloo:all_reduce on a worker thread; on a device every
+// kernel the kernel table calls a collective: ncclKernel_* / ncclDevKernel_*, multimem_*,
+// one-shot/two-shot custom all-reduce).
 bool is_collective_work(std::string_view name);
 
 struct RankCollective {
@@ -109,6 +115,18 @@ std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps
 
 // The phase holding time `t` (binary search; phases sorted by begin), nullptr when none.
 const Phase* phase_at(const std::vector<Phase>& phases, std::int64_t t);
+
+// ---- GEMM FLOPs --------------------------------------------------------------------------
+struct GemmTotals {
+  std::int64_t kernels = 0;         // GEMM kernels (the kernel table's class)
+  double ns = 0;                    // their time
+  std::int64_t without_shapes = 0;  // ... whose launching GEMM operator recorded no shapes
+  double shaped_ns = 0;             // time of those with shapes
+  double flops = 0;                 // their operators' FLOPs, each operator once
+};
+// The GEMM kernels launched in steps from `first_steady_step` on, and their FLOPs from the
+// shapes of the operators that launched them.
+GemmTotals gemm_totals(const RankTrace& t, const RankSteps& steps, int first_steady_step);
 
 // ---- clocks -------------------------------------------------------------------------------
 struct RankClock {

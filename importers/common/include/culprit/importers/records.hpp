@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "culprit/common/kernels.hpp"
+
 namespace culprit::importers {
 
 enum class RecordKind : std::uint8_t {
@@ -54,7 +56,28 @@ class NameTable {
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
 };
 
-// One file's worth of one rank.
+// The kernel table's verdict on a rank's names (culprit/common/kernels.hpp), each name
+// classified once.
+class KernelClasses {
+ public:
+  const KernelKind& of(const NameTable& names, std::uint32_t name) const;
+
+ private:
+  mutable std::vector<char> known_;
+  mutable std::vector<KernelKind> kinds_;
+};
+
+// How the ranks inside one file are told apart (--rank-by): a process each (globalPid), a
+// device each, or a process each unless one process drives several devices (then a device each).
+enum class RankBy : std::uint8_t { kAuto, kProcess, kDevice };
+
+// A rank the file itself says for one of its processes, and where it said so.
+struct ProcessRank {
+  int rank = -1;
+  std::string source;  // "process environment RANK", "NVTX mark 'MPI Rank'"
+};
+
+// One file's worth of one rank (a file holding several ranks is split into one each).
 struct RankTrace {
   std::string file;         // the path as given
   std::string format;       // "kineto", "legacy", "nsys"
@@ -68,8 +91,23 @@ struct RankTrace {
   std::map<std::string, std::vector<int>> group_ranks;
   std::int64_t events_read = 0;  // trace events seen in the file (all phases)
   NameTable names;
+  KernelClasses kernel_classes;  // of `names`, each classified once
   std::vector<TraceRecord> records;
   std::vector<std::string> warnings;
+  // Files that may hold several ranks (Nsight Systems): per record, its process (globalPid) and
+  // the autograd sequence number of an emit_nvtx range (-1 none), both records.size() long, or
+  // empty. An emit_nvtx range's op_id is kept in its record's `correlation`.
+  std::vector<std::int64_t> record_process;
+  std::vector<std::int64_t> record_seq;
+  std::map<std::int64_t, ProcessRank> process_ranks;  // globalPid -> the rank it says
+  ProcessRank launch_rank;  // the launched process's environment (applies to a 1-rank file)
+  // GEMM operators whose recorded shapes give their FLOPs (Kineto with record_shapes):
+  // (index into records, FLOPs), by index.
+  std::vector<std::pair<std::uint32_t, double>> op_flops;
+  // Ranks read from one file share its clock exactly: their clock models are not estimated.
+  std::string clock_domain;
+  std::int64_t process = -1;  // the rank's process (globalPid) when split from a file, else -1
+  int device = -1;            // the rank's device when split by device, else -1
 };
 
 }  // namespace culprit::importers

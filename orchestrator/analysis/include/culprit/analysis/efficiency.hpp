@@ -25,10 +25,12 @@ struct Ratio {
 };
 
 struct Efficiency {
-  Ratio mfu;             // model FLOPs per step (all ranks) / (step time x ranks x peak FLOP/s)
-  Ratio gemm_rate;       // GEMM FLOPs / time spent in GEMMs, per device
-  Ratio algbw;           // all-reduce bytes / transfer time
-  Ratio busbw;           // algbw x 2(n-1)/n (nccl-tests)
+  Ratio mfu;        // model FLOPs per step (all ranks) / (step time x ranks x peak FLOP/s)
+  Ratio gemm_rate;  // GEMM FLOPs / time spent in GEMMs, per device
+  Ratio algbw;      // collective bytes / transfer time (0-byte collectives left out)
+  Ratio busbw;      // bytes x each operation's nccl-tests bus factor / transfer time
+  // algbw and busbw of each collective operation (all_reduce, all_gather, ...), in pairs.
+  std::vector<Ratio> bandwidth_by_operation;
   Ratio exposed_comm;    // exposed communication on the critical path / step time
   Ratio visual_overlap;  // |comm ∩ compute| / |comm| on the ranks' timelines
 };
@@ -39,9 +41,11 @@ Efficiency efficiency(const Timeline& timeline, const std::vector<CollectiveTimi
 
 struct SampledActivity {
   double period_s = 1.0;
-  int samples = 0;           // sample instants (each looks at every rank)
-  double sampled_share = 0;  // share of (instant, rank) samples in which a phase was running
-  double busy_share = 0;     // exact: time in phases / (span x ranks)
+  int samples = 0;  // sample instants (each looks at every rank)
+  // Busy: an imported rank's GPU kernels (the union over its streams) when it has any, else
+  // its phases (their union); never above 1.
+  double sampled_share = 0;  // share of (instant, rank) samples in which it was busy
+  double busy_share = 0;     // exact: busy time / (span x ranks)
   double span_s = 0;
 };
 

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""culprit import of the real GPU traces in shared/traces, checked against figures computed here
+from the raw files themselves (sqlite3 over the nsys exports, json over the Kineto traces), never
+from culprit's output (integration test).
+
+usage: check_gpu.py CULPRIT TRACES WORKDIR MODE
+MODE nsys_multi: nsys-multi/h100_2gpu_1s.sqlite is 2 ranks (a rank per globalPid with kernels,
+                 numbered by device id, the rule in --json rank_rule), 1 step said once, kernel
+                 classes and collectives as the oracle counts them, emit_nvtx names cut; the same
+                 job as one export per process (rank0/rank1.sqlite) gives the same run; a copy with
+                 70,000 more distinct emit_nvtx texts imports (it was refused: > 65,535 names).
+MODE b200:       gpu-kineto/b200_eager_trace.json.gz (--partial): nvjet GEMMs and the multimem
+                 all-reduce classified, every collective paired with its call by correlation,
+                 busy share = the union of kernel time / span (<= 100 %), GEMM FLOP/s and algbw/
+                 busbw per operation from the oracle's own sums, no bandwidth from zero bytes.
+MODE classes:    every other real trace (hta, nsys, torch-ddp): ranks, steps, kernel classes and
+                 collectives against the oracle.
+"""
+import gzip
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+CULPRIT, TRACES, WORK, MODE = sys.argv[1:5]
+FAILURES = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        FAILURES.append(what)
+
+
+def run(args, expect=0):
+    p = subprocess.run([CULPRIT] + args, capture_output=True, text=True)
+    if p.returncode != expect:
+        print("command:", " ".join(args), "rc", p.returncode, "\n", p.stdout[-2000:], p.stderr[-2000:])
+    return p
+
+
+def fresh(name):
+    path = os.path.join(WORK, name)
+    if os.path.exists(path):
+        os.remove(path)
+    return path
+
+
+def import_json(paths, db, extra=()):
+    p = run(["import"] + paths + ["--db", db, "--json"] + list(extra))
+    check(p.returncode == 0, f"imports {[os.path.basename(x) for x in paths]} {list(extra)}")
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+# ---- the oracle's kernel classes: written here from the library naming conventions, not from
+# culprit's table (docs/importers.md lists the same conventions) ------------------------------
+def base_name(name):
+    """The function identifier of a demangled name, by a regex of its own."""
+    n = name.replace("(anonymous namespace)::", "")
+    depth, out = 0, []
+    for ch in n:  # drop template arguments, keep the outer text
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    outer = "".join(out).split("(")[0].strip()
+    return re.split(r"[ :]+", outer)[-1] if outer else n, outer
+
+
+def oracle_class(name):
+    base, outer = base_name(name)
+    b, o = base.lower(), outer.lower()
+    if re.match(r"nccl(dev)?kernel", b) or b.startswith("multimem_") or "shot_all_reduce" in b:
+        return "collective"
+    if b.startswith(("flash_fwd", "flash_bwd")) or "fmha" in b or "flash::" in name.lower():
+        return "attention"
+    if b.startswith(("nvjet_", "cijk_", "bmm_")) or "_xmma_" in b or "cutlass" in o or "gemm" in b:
+        return "gemm"
+    if b.startswith("memcpy"):
+        return "memcpy"
+    if b.startswith("memset"):
+        return "memset"
+    return "other"
+
+
+def count_classes(names):
+    out = {}
+    for n in names:
+        c = oracle_class(n)
+        out[c] = out.get(c, 0) + 1
+    return out
+
+
+# ---- nsys -------------------------------------------------------------------------------
+EMIT_NVTX = re.compile(r", (seq|op_id) = \d+.*$|, sizes = \[.*$")
+
+
+def nsys_oracle(path):
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    kernels = con.execute(
+        "select k.globalPid, k.deviceId, s.value from CUPTI_ACTIVITY_KIND_KERNEL k "
+        "join StringIds s on s.id = k.shortName").fetchall()
+    procs = sorted({(g, d) for g, d, _ in kernels})
+    texts = [r[0] for r in con.execute(
+        "select coalesce(n.text, s.value) from NVTX_EVENTS n left join StringIds s on s.id = n.textId "
+        "where n.end is not null")] if con.execute(
+        "select count(*) from sqlite_master where name = 'NVTX_EVENTS'").fetchone()[0] else []
+    return {"units": procs, "classes": count_classes(n for _, _, n in kernels),
+            "kernels": len(kernels), "nvtx_texts": len(set(texts)),
+            "nvtx_names": len({EMIT_NVTX.sub("", t) for t in texts}),
+            "collective_ranges": sum(1 for t in texts if EMIT_NVTX.sub("", t).startswith(("c10d::", "nccl:")))}
+
+
+def stored_names(db, run_id):
+    con = sqlite3.connect(db)
+    return [r[0] for r in con.execute("select name from run_event_names where run_id = ?", (run_id,))]
+
+
+def per_rank_events(db, run_id):
+    con = sqlite3.connect(db)
+    return dict(con.execute("select rank, sum(events) from run_event_packs where run_id = ? group by rank",
+                            (run_id,)).fetchall())
+
+
+def split_export(src, folder):
+    """The same job as one export per process: rows of the other process deleted."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    con = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
+    pids = [r[0] for r in con.execute(
+        "select distinct globalPid from CUPTI_ACTIVITY_KIND_KERNEL order by globalPid")]
+    devices = dict(con.execute("select globalPid, min(deviceId) from CUPTI_ACTIVITY_KIND_KERNEL group by 1"))
+    con.close()
+    for pid in pids:
+        path = os.path.join(folder, f"rank{devices[pid]}.sqlite")
+        shutil.copy(src, path)
+        c = sqlite3.connect(path)
+        c.execute("delete from CUPTI_ACTIVITY_KIND_KERNEL where globalPid != ?", (pid,))
+        for table in ("CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"):
+            c.execute(f"delete from {table} where (globalTid >> 24) << 24 != ?", (pid,))
+        c.commit()
+        c.close()
+    return folder
+
+
+def mode_nsys_multi():
+    path = os.path.join(TRACES, "nsys-multi", "h100_2gpu_1s.sqlite")
+    o = nsys_oracle(path)
+    db = fresh("multi.db")
+    info = import_json([path], db)
+    if not info:
+        return
+    check(info["ranks"] == len(o["units"]) == 2, f"nsys-multi: {info['ranks']} ranks == {len(o['units'])} "
+                                                  "(globalPid, device) pairs with kernels")
+    check(info["rank_rule"] == "a rank per process of the export; number from the CUDA device id",
+          f"nsys-multi: rank_rule '{info['rank_rule']}'")
+    check(sum("2 ranks in one export" in w for w in info["warnings"]) == 1, "nsys-multi: the rule is warned once")
+    check(info["steps"] == 1 and sum("whole capture is one step" in w for w in info["warnings"]) == 1,
+          "nsys-multi: no step structure: one step, said once")
+    check(info["kernels"] == o["kernels"], f"nsys-multi: {info['kernels']} kernels == {o['kernels']}")
+    check(info["kernel_classes"] == o["classes"],
+          f"nsys-multi: kernel classes {info['kernel_classes']} == oracle {o['classes']}")
+    check(o["classes"].get("gemm", 0) == 640, f"nsys-multi: the oracle counts 640 cuBLAS GEMMs ({o['classes']})")
+    check(info["collectives"] == 2 * 0 + o["collective_ranges"] == 0,
+          "nsys-multi: no NCCL and no c10d/nccl NVTX range: 0 collectives")
+    names = stored_names(db, info["run_id"])
+    check(not any("op_id" in n or ", seq = " in n for n in names) and len(names) <= o["nvtx_names"] + 400,
+          f"nsys-multi: {len(names)} stored names, none with emit_nvtx suffixes "
+          f"({o['nvtx_texts']} distinct NVTX texts are {o['nvtx_names']} names)")
+    for by in ("process", "device"):
+        other = import_json([path], fresh(f"multi-{by}.db"), ["--rank-by", by])
+        check(other is not None and other["ranks"] == 2 and other["events"] == info["events"],
+              f"nsys-multi --rank-by {by}: the same 2 ranks and {info['events']} events")
+    # the same job, one export per process: the same run
+    folder = split_export(path, os.path.join(WORK, "multi-split"))
+    db2 = fresh("multi-split.db")
+    two = import_json([folder], db2)
+    if two:
+        check(two["ranks"] == 2 and two["steps"] == info["steps"] and two["kernels"] == info["kernels"]
+              and two["kernel_classes"] == info["kernel_classes"] and two["events"] == info["events"],
+              f"two-file form: {two['ranks']} ranks, {two['events']} events == one-file {info['events']}")
+        check(per_rank_events(db2, two["run_id"]) == per_rank_events(db, info["run_id"]),
+              "two-file form: the same events on each rank")
+    # more distinct emit_nvtx texts than the run file has names: imports (was refused)
+    big = os.path.join(WORK, "multi-names.sqlite")
+    shutil.copy(path, big)
+    c = sqlite3.connect(big)
+    tid, t0 = c.execute("select globalTid, min(start) from NVTX_EVENTS").fetchone()
+    c.executemany("insert into NVTX_EVENTS (start, end, eventType, text, globalTid) values (?,?,59,?,?)",
+                  [(t0 + 10 * k, t0 + 10 * k + 5, f"aten::mul, seq = {k}, op_id = {10_000_000 + k}", tid)
+                   for k in range(70_000)])
+    c.commit()
+    c.close()
+    many = import_json([big], fresh("multi-names.db"))
+    check(many is not None and many["ranks"] == 2, "70,000 more distinct emit_nvtx texts: imports as 2 ranks")
+
+
+# ---- Kineto -----------------------------------------------------------------------------
+def load(path):
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        return json.load(f)
+
+
+def union_ns(intervals):
+    total, hi = 0.0, None
+    lo = None
+    for b, e in sorted(intervals):
+        if hi is None or b > hi:
+            if hi is not None:
+                total += hi - lo
+            lo, hi = b, e
+        else:
+            hi = max(hi, e)
+    return total + (hi - lo if hi is not None else 0)
+
+
+KEPT_CATS = {"python_function", "cpu_op", "operator", "user_annotation", "kernel", "cuda_runtime",
+             "cuda_driver", "gpu_memcpy", "gpu_memset", "gpu_user_annotation"}
+GEMM_OPS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear"}
+
+
+def gemm_oracle(ev):
+    """FLOPs of GEMM kernels' launching GEMM operators (once each) over those kernels' time."""
+    launch = {e["args"]["correlation"]: e for e in ev
+              if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    ops = [e for e in ev if e.get("cat") == "cpu_op" and e.get("name") in GEMM_OPS and e.get("ph") == "X"]
+    flops, ns, seen = 0.0, 0.0, set()
+    for k in ev:
+        if k.get("cat") != "kernel" or oracle_class(k["name"]) != "gemm":
+            continue
+        l = launch.get(k["args"].get("correlation"))
+        if not l:
+            continue
+        around = [o for o in ops if o["tid"] == l["tid"] and o["ts"] <= l["ts"] <= o["ts"] + o["dur"]]
+        if not around:
+            continue
+        op = max(around, key=lambda o: o["ts"])
+        dims = op["args"]["Input Dims"]
+        a, b = (dims[1], dims[2]) if op["name"] in ("aten::addmm", "aten::baddbmm") else (dims[0], dims[1])
+        batch = 1
+        for d in a[:-2]:
+            batch *= d
+        ns += k["dur"] * 1000
+        if id(op) not in seen:
+            seen.add(id(op))
+            flops += 2.0 * a[-2] * a[-1] * b[-1] * batch
+    return flops, ns
+
+
+def mode_b200():
+    path = os.path.join(TRACES, "gpu-kineto", "b200_eager_trace.json.gz")
+    d = load(path)
+    ev = d["traceEvents"]
+    kernels = [e for e in ev if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    classes = count_classes(e["name"] for e in kernels)
+    for cat, cls in (("gpu_memcpy", "memcpy"), ("gpu_memset", "memset")):
+        n = sum(1 for e in ev if e.get("cat") == cat)
+        if n:
+            classes[cls] = classes.get(cls, 0) + n
+    calls = sum(1 for e in ev if e.get("cat") == "cpu_op" and
+                (e["name"] == "symm_mem::multimem_all_reduce_" or
+                 (e["name"].startswith("c10d::") and "wait" not in e["name"])))
+    db = fresh("b200.db")
+    info = import_json([path], db, ["--partial"])
+    if not info:
+        return
+    check(info["ranks"] == 1 and info["world_size"] == d["distributedInfo"]["world_size"] == 8,
+          "b200: rank 0 of 8, partial")
+    check(info["kernel_classes"] == classes, f"b200: kernel classes {info['kernel_classes']} == oracle {classes}")
+    check(classes["gemm"] >= 109 and classes["collective"] == 74,
+          f"b200: the oracle counts nvjet/bmm GEMMs ({classes['gemm']}) and 73 multimem + 1 NCCL all-gather")
+    check(info["collectives"] == calls == 74, f"b200: {info['collectives']} collectives == {calls} calls")
+    check(not any("not paired" in w or "paired in order" in w for w in info["warnings"]),
+          "b200: every collective kernel paired with its call by correlation id")
+    a = run(["attribute", "--db", db, str(info["run_id"]), "--json"])
+    check(a.returncode == 0, "b200: attribute runs")
+    if a.returncode:
+        return
+    att = json.loads(a.stdout)
+    # busy share: union of kernel intervals over streams / the step (the whole capture)
+    base = d["baseTimeNanoseconds"]
+    span = [(e["ts"], e["ts"] + e.get("dur", 0)) for e in ev if e.get("ph") == "X" and e.get("cat") in KEPT_CATS]
+    lo, hi = min(b for b, _ in span), max(e for _, e in span)
+    busy = union_ns([(e["ts"], e["ts"] + e["dur"]) for e in kernels]) / (hi - lo)
+    got = att["summary"]["sampled_activity"]["busy_share"]
+    check(got <= 1.0 and abs(got - busy) <= 0.01 * busy,
+          f"b200: busy share {100 * got:.2f} % == oracle union {100 * busy:.2f} % (<= 100 %)")
+    eff = att["summary"]["efficiency"]
+    flops, ns = gemm_oracle(ev)
+    g = eff["gemm_flops_per_s"]
+    check(g["value"] is not None and abs(g["value"] - flops / (ns * 1e-9)) <= 1e-3 * flops / (ns * 1e-9),
+          f"b200: GEMM achieved {g['value']} FLOP/s == oracle {flops / (ns * 1e-9):.4g} "
+          f"({flops:.4g} FLOP over {ns / 1e6:.3f} ms)")
+    per_op = {x["name"]: x["ratio"] for x in eff["bandwidth_by_operation"]}
+    for name, r in per_op.items():
+        check(r["value"] is None or r["numerator"] > 0, f"b200: {name} has no figure from zero bytes")
+    ag = per_op.get("all_gather busbw", {})
+    check(ag.get("value") is not None and abs(ag["numerator"] - 8 * 25136 * 2 * 7 / 8) < 1,
+          f"b200: all-gather busbw from 8 x 25,136 BFloat16 x 7/8 bytes ({ag.get('numerator')})")
+    ar_bytes = 0
+    for e in ev:
+        if e.get("name") == "symm_mem::multimem_all_reduce_":
+            n = 1
+            for x in e["args"]["Input Dims"][0]:
+                n *= x
+            ar_bytes += 2 * n  # c10::BFloat16
+    ar = per_op.get("all_reduce busbw", {})
+    check(ar.get("value") is not None and abs(ar["numerator"] - ar_bytes * 2 * 7 / 8) < 1,
+          f"b200: all-reduce busbw from the 73 calls' {ar_bytes} BFloat16 bytes x 2(n-1)/n "
+          f"({ar.get('numerator')})")
+
+
+def mode_classes():
+    # Kineto traces from HTA (libkineto-written): classes of every kernel, as the oracle counts
+    base = os.path.join(TRACES, "hta")
+    for files in (["nccl_parser_config/nccl_data.json.gz"],
+                  ["trace_filter/sampled_rank-0.json.gz", "trace_filter/sampled_rank-1.json.gz"]):
+        paths = [os.path.join(base, f) for f in files]
+        classes = {}
+        for p in paths:
+            ev = load(p)["traceEvents"]
+            for c, n in count_classes(e["name"] for e in ev if e.get("cat") == "kernel").items():
+                classes[c] = classes.get(c, 0) + n
+            for cat, cls in (("gpu_memcpy", "memcpy"), ("gpu_memset", "memset")):
+                n = sum(1 for e in ev if e.get("cat") == cat)
+                if n:
+                    classes[cls] = classes.get(cls, 0) + n
+        info = import_json(paths, fresh("classes.db"), ["--partial"])
+        if info:
+            check(info["kernel_classes"] == classes,
+                  f"{files[0]}: kernel classes {info['kernel_classes']} == oracle {classes}")
+    # nsys single-process exports
+    for f in ("cloverleaf-cuda.sqlite", "saxpy-mpi-cuda.sqlite"):
+        path = os.path.join(TRACES, "nsys", f)
+        o = nsys_oracle(path)
+        info = import_json([path], fresh("classes-nsys.db"))
+        if info:
+            check(info["ranks"] == len(o["units"]) == 1 and info["kernel_classes"] == o["classes"],
+                  f"nsys/{f}: 1 rank, kernel classes {info['kernel_classes']} == oracle {o['classes']}")
+    # torch-ddp (CPU, gloo): no kernel; ranks and steps from the oracle
+    for case in ("ddp2-control", "ddp4-matmul-layer1"):
+        folder = os.path.join(TRACES, "torch-ddp", case, "kineto")
+        files = sorted(os.listdir(folder))
+        steps = None
+        for f in files:
+            ev = load(os.path.join(folder, f))["traceEvents"]
+            s = {e["name"] for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#")}
+            steps = s if steps is None else steps & s
+        info = import_json([folder], fresh("classes-ddp.db"))
+        if info:
+            check(info["ranks"] == len(files) and info["steps"] == len(steps) and info["kernel_classes"] == {}
+                  and info["rank_rule"] == "distributedInfo",
+                  f"torch-ddp/{case}: {info['ranks']} ranks, {info['steps']} steps == {len(steps)}, no kernel")
+
+
+{"nsys_multi": mode_nsys_multi, "b200": mode_b200, "classes": mode_classes}[MODE]()
+if FAILURES:
+    print(f"{len(FAILURES)} check(s) failed")
+    sys.exit(1)
+print("all checks passed")
