@@ -31,8 +31,9 @@ void explain(const ExplainArgs& args) {
         "BASELINE CANDIDATE");
   }
   auto store = open_existing(args.common);
-  const analysis::StoredExplanations result =
+  analysis::StoredExplanations result =
       analysis::explain_stored(*store, args.experiment, args.baseline, args.candidate, {});
+  analysis::add_why(*store, result);
   print(args.common, report::explain_json(result) + "\n", report::explain_text(result));
   if (!args.common.json) {
     // A reduced experiment (`culprit reduce`) knows the change it was made to reproduce.

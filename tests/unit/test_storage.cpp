@@ -49,7 +49,9 @@ TEST_CASE("released store migrations are never edited") {
       "87f04cbde82972d14d1cf590b7ba09c80fd44cda2d1cceb83881ac7ae4e086ae",
       "25541dcfaf05118e8e215ede9ed487d521431b104237bfc34293e4ab4b52145d",
       "4709fb35371ff985519c16e1fc86135a616163c51c7e1cd73177fa3e09868399",
-      "ebbe3606800080da34b46190f7cc04b497deffbe5f35958bb8ecc108868e30d7"};
+      "ebbe3606800080da34b46190f7cc04b497deffbe5f35958bb8ecc108868e30d7",
+      // 5: attached evidence (run_kernel_counters, run_telemetry; issue 35)
+      "34d07c0c7823322370f1d7ac85f3da39e91f9281ed5af6fce1aa2709e90f5c91"};
   REQUIRE(released.size() == static_cast<std::size_t>(kStoreSchemaVersion));
   for (int v = 0; v < kStoreSchemaVersion; ++v) {
     CAPTURE(v);
