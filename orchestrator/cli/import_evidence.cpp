@@ -39,15 +39,16 @@ void import_evidence(const CommonOptions& common, const std::vector<std::string>
                      " is evidence about a stored run: name it with --attach RUN[:RANK]");
   }
   const analysis::AttachTarget target = analysis::parse_attach_target(args.attach);
-  if (format != "ncu") {
-    throw UsageError("--format " + format + ": telemetry attachment is not built yet");
-  }
   const std::string db = store_path(common);
   if (!std::filesystem::exists(db)) {
     throw UsageError("database " + db + " does not exist: attach to a stored run (--db PATH)");
   }
   auto store = storage::open_store(db);
-  const analysis::AttachSummary s = analysis::attach_ncu(*store, paths, target, args.phase);
+  const analysis::AttachSummary s =
+      format == "ncu"
+          ? analysis::attach_ncu(*store, paths, target, args.phase)
+          : analysis::attach_telemetry(*store, paths, target,
+                                       {format, args.gpu_rank, args.start, args.period_ms});
   print(common, report::attach_json(s) + "\n", report::attach_text(s));
 }
 

@@ -221,9 +221,10 @@ WhyExplanation launch_bound(const Sides& s) {
   const Maybe memory = larger(c.bandwidth_pct, c.memory_pct);
   const std::string name = "launch_bound";
   if ((compute && *compute >= rule::kBusyPct) || (memory && *memory >= rule::kBusyPct)) {
+    auto pct = [](const Maybe& v) { return v ? fmt::format("{:.1f} %", *v) : std::string("n/a"); };
     return decided(name, WhyStatus::kRefuted,
-                   fmt::format("a unit is busy: compute {:.1f} %, memory {:.1f} % (>= {:.0f} %)",
-                               compute.value_or(0.0), memory.value_or(0.0), rule::kBusyPct),
+                   fmt::format("a unit is busy: compute {}, memory {} (>= {:.0f} %)", pct(compute),
+                               pct(memory), rule::kBusyPct),
                    e);
   }
   if (c.waves && *c.waves >= 1.0) {

@@ -11,6 +11,7 @@
 
 #include "culprit/analysis/attach.hpp"
 #include "culprit/analysis/explain.hpp"
+#include "culprit/analysis/why_telemetry.hpp"
 #include "culprit/storage/evidence.hpp"
 #include "culprit/storage/run_data.hpp"
 
@@ -126,6 +127,21 @@ void fill_capture(WhyBlock& b, const RunCulprit& c, const PhaseCount& n) {
       c.rank, c.rank);
 }
 
+// clock_throttling's evidence from the telemetry attached to the run: the blamed rank's SM
+// clock against its peers' (every attached sample; they are not cut to the slow steps).
+std::optional<ClockEvidence> stored_clocks(storage::Db& store, std::int64_t run, int rank) {
+  importers::telemetry::Series series;
+  for (const storage::TelemetryRow& r : storage::load_telemetry(store, run)) {
+    importers::telemetry::Sample x;
+    x.gpu = r.rank;  // stored by rank
+    x.field = r.field;
+    x.value = r.value;
+    x.time_s = r.time_ns / 1e9;
+    series.samples.push_back(x);
+  }
+  return clock_evidence(series, rank, {}, {});
+}
+
 WhyBlock why_of(storage::Db& store, const Explanation& e) {
   WhyBlock b;
   const RunCulprit& c = e.culprit;
@@ -136,6 +152,7 @@ WhyBlock why_of(storage::Db& store, const Explanation& e) {
   o.peaks.flops_per_s = configured_peak_flops(store, run);
   o.peaks.source = "the configuration's model.peak_flops";
   o.blamed_excess_ms = c.excess_ms;
+  o.telemetry = stored_clocks(store, run, c.rank);
   const storage::RunData data = storage::load_run(store, run);
   const PhaseCount n = count_phase(data, c);
   o.launches_per_step = std::max(1, n.in_step);

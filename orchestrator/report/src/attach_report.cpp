@@ -8,6 +8,15 @@ namespace culprit::report {
 
 std::string attach_json(const analysis::AttachSummary& s) {
   JsonWriter w;
+  if (s.kernel_phases.empty()) {  // telemetry
+    w.begin_object().field("run_id", s.run_id).key("rank");
+    if (s.rank >= 0) {
+      w.value(s.rank);
+    } else {
+      w.null();
+    }
+    return w.field("samples", s.launches).field("warnings", s.warnings).end_object().str();
+  }
   w.begin_object().field("run_id", s.run_id).field("rank", s.rank);
   w.field_or_null("phase", s.phase);
   w.key("kernels").begin_array();
@@ -20,6 +29,11 @@ std::string attach_json(const analysis::AttachSummary& s) {
 }
 
 std::string attach_text(const analysis::AttachSummary& s) {
+  if (s.kernel_phases.empty()) {
+    return fmt::format(
+        "attached to run {}: {} telemetry sample(s); step times and attribution unchanged\n",
+        s.run_id, s.launches);
+  }
   std::string out = fmt::format(
       "attached to run {} rank {}: {} kernel(s), {} launch(es), {} metric value(s); step times "
       "and attribution unchanged\n",

@@ -3,7 +3,7 @@
 # gemm.bwd.wgrad delayed), the real Nsight Compute exports of shared/counters attached to the
 # blamed rank (gemm_vectorized.csv to the baseline run, gemm_naive.csv to the candidate run),
 # then `culprit explain` carries the why block and the next capture; attaching changes no step
-# time; bad input exits 2 and stores nothing.
+# time; bad input exits 2 and stores nothing; attached telemetry decides clock_throttling.
 # Usage: attach_explain.sh BIN_DIR DATA_DIR WORK_DIR COUNTERS_DIR
 set -euo pipefail
 bin=$1 data=$2 work=$3 counters=$4
@@ -69,4 +69,37 @@ cause = next(i for i, l in enumerate(t) if l.startswith("cause: "))
 assert t[cause + 2].startswith("why: "), t[cause:cause + 3]
 assert any(l.startswith("next capture: ncu --clock-control none") for l in t), t
 PY
+# Telemetry (hand-written nvidia-smi csv, GPU index = rank): equal clocks refute
+# clock_throttling; rank 3 at 1386 MHz, 70 % of its peers' 1980, supports it and names the rank.
+smi() {  # DIR RANK3_MHZ
+  mkdir -p "$1"
+  {
+    echo "timestamp, index, clocks.sm [MHz], power.draw [W]"
+    for t in 0 1; do for g in 0 1 2 3; do
+      mhz=1980; [ "$g" = 3 ] && mhz=$2
+      echo "2026/07/22 21:41:4$t.000, $g, $mhz MHz, 400.00 W"
+    done; done
+  } > "$1/smi.csv"
+}
+why_clock() {
+  "$bin/culprit" explain --db w.db --json | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["explanations"][0]["why"]
+e = next(e for e in w["explanations"] if e["name"] == "clock_throttling")
+print(e["status"], e["reason"])'
+}
+smi equal 1980 && smi slow 1386
+"$bin/culprit" import equal/smi.csv --format nvidia-smi --db w.db --attach "$cand" --json > tel.json
+python3 -c 'import json; d = json.load(open("tel.json")); assert d["samples"] == 16, d'
+why_clock | grep -q "^refuted rank 3's SM clock 1980 MHz is 100.0 %"
+"$bin/culprit" import slow/smi.csv --format nvidia-smi --db w.db --attach "$cand" > /dev/null
+why_clock | grep -q "^supported rank 3's SM clock 1386 MHz is 70.0 % of its peers' 1980 MHz"
+printf '#Entity SMCLK\nID MHZ\nGPU 0 1980\n' > dmon.txt
+set +e
+"$bin/culprit" import dmon.txt --format dcgm --db w.db --attach "$cand" 2> dmon.err; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "dmon.txt has no timestamps: pass --start" dmon.err
+"$bin/culprit" import dmon.txt --format dcgm --db w.db --attach "$cand" \
+  --start 2026-07-22T21:41:40Z --period-ms 100 > /dev/null
+cmp steps.before <(sqlite3 w.db "SELECT run_id, step, time_ms FROM steps ORDER BY 1, 2")
 echo "ok: why chain on a stored run"

@@ -40,3 +40,21 @@ int blamed_rank(storage::Db& store, std::int64_t run_id);
 std::string matching_phase(const std::string& kernel, const std::vector<std::string>& phases);
 
 }  // namespace culprit::analysis
+
+namespace culprit::analysis {
+
+struct TelemetryAttach {
+  std::string format;    // dcgm | nvidia-smi | nvml-csv
+  std::string gpu_rank;  // GPU=RANK,...; empty: the GPU index is the rank (or --attach's rank
+                         // for a file of one GPU)
+  std::string start;     // ISO-8601 time of the first sample, for formats without timestamps
+  double period_ms = 0;  // between samples, with `start`
+};
+
+// Stores the SM clock, power, utilisation, ... samples of telemetry files for the run's ranks
+// (run_telemetry, Unix time in ns). UsageError, nothing stored, for a file without timestamps
+// and no --start/--period-ms, a GPU without a rank, a rank the run does not have.
+AttachSummary attach_telemetry(storage::Db& store, const std::vector<std::string>& files,
+                               const AttachTarget& target, const TelemetryAttach& options);
+
+}  // namespace culprit::analysis

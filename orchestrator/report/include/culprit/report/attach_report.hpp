@@ -1,6 +1,8 @@
 #pragma once
 // `culprit import --attach`: what was attached to the run.
 //   {run_id, rank, phase, kernels, launches, metrics, warnings}  (ncu)
+//   {run_id, rank, samples, warnings}                            (telemetry; rank null unless
+//   given)
 #include <string>
 
 #include "culprit/analysis/attach.hpp"
