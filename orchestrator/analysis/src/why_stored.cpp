@@ -84,7 +84,7 @@ struct PhaseCount {
 };
 
 PhaseCount count_phase(const storage::RunData& run, const RunCulprit& c) {
-  PhaseCount n;
+  PhaseCount n{0, 0};
   const int name = run.name_index(c.phase);
   for (const storage::Event& e : run.events) {
     if (e.rank != c.rank || static_cast<int>(e.name) != name) continue;
@@ -117,10 +117,16 @@ constexpr const char* kMetrics =
 
 void fill_capture(WhyBlock& b, const RunCulprit& c, const PhaseCount& n) {
   const std::string file = fmt::format("rank{}-{}.csv", c.rank, c.phase);
+  const std::string skip =
+      n.before >= 0
+          ? std::to_string(n.before)
+          : fmt::format("<instances of {} on rank {} before step {}>", c.phase, c.rank, c.step);
+  const std::string count = n.in_step >= 0 ? std::to_string(std::max(1, n.in_step))
+                                           : fmt::format("<its instances in step {}>", c.step);
   b.next_capture = fmt::format(
       "ncu --clock-control none --kernel-name regex:'{}' --launch-skip {} --launch-count {} "
       "--metrics {} --csv --page details <rank {}'s command> > {}",
-      kernel_regex(b.verdict, c.phase), n.before, std::max(1, n.in_step), kMetrics, c.rank, file);
+      kernel_regex(b.verdict, c.phase), skip, count, kMetrics, c.rank, file);
   b.telemetry_capture = fmt::format(
       "nsys profile --gpu-metrics-devices=all --gpu-metrics-frequency=10000 -o rank{} <rank {}'s "
       "command>",
@@ -142,7 +148,11 @@ std::optional<ClockEvidence> stored_clocks(storage::Db& store, std::int64_t run,
   return clock_evidence(series, rank, {}, {});
 }
 
-WhyBlock why_of(storage::Db& store, const Explanation& e) {
+// Counting the phase's launches reads the run's events again: done for runs of at most this
+// many ranks, or when evidence is attached (a 16,384-rank explain would load its run twice).
+constexpr int kCountedRanks = 1024;
+
+WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks) {
   WhyBlock b;
   const RunCulprit& c = e.culprit;
   if (!c.found || e.candidate_runs.empty()) return b;
@@ -153,8 +163,10 @@ WhyBlock why_of(storage::Db& store, const Explanation& e) {
   o.peaks.source = "the configuration's model.peak_flops";
   o.blamed_excess_ms = c.excess_ms;
   o.telemetry = stored_clocks(store, run, c.rank);
-  const storage::RunData data = storage::load_run(store, run);
-  const PhaseCount n = count_phase(data, c);
+  PhaseCount n;
+  if (ranks <= kCountedRanks || !rows.empty() || o.telemetry) {
+    n = count_phase(storage::load_run(store, run), c);
+  }
   o.launches_per_step = std::max(1, n.in_step);
   const auto candidate = kernels_of(rows, c.rank, c.phase);
   if (!candidate.empty()) {
@@ -178,8 +190,12 @@ WhyBlock why_of(storage::Db& store, const Explanation& e) {
 }  // namespace
 
 void add_why(storage::Db& store, StoredExplanations& result) {
-  for (Explanation& e : result.explanations) {
-    if (e.culprit.found) e.why = why_of(store, e);
+  for (std::size_t i = 0; i < result.explanations.size(); ++i) {
+    Explanation& e = result.explanations[i];
+    const int ranks = i < result.candidate_attributions.size()
+                          ? result.candidate_attributions[i].ranks
+                          : kCountedRanks + 1;
+    if (e.culprit.found) e.why = why_of(store, e, ranks);
   }
 }
 
