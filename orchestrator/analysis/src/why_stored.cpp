@@ -79,17 +79,25 @@ int median_peer(const Rows& rows, int rank, const std::string& phase) {
 }
 
 struct PhaseCount {
-  int before = 0;   // instances of the phase on the rank in the steps before the blamed one
-  int in_step = 0;  // instances in the blamed step
+  int before = -1;  // instances of the phase on the rank before the blamed one (step order)
+  int blamed = -1;  // instances in the blamed step that match its layer and microbatch;
+                    // -1: not counted (a large run, see why_of)
 };
 
+// Events are in (step, rank, begin) order: the instances before the first blamed one are the
+// launches to skip, the matching ones in the blamed step the launches to capture.
 PhaseCount count_phase(const storage::RunData& run, const RunCulprit& c) {
   PhaseCount n{0, 0};
   const int name = run.name_index(c.phase);
   for (const storage::Event& e : run.events) {
-    if (e.rank != c.rank || static_cast<int>(e.name) != name) continue;
-    if (e.step < c.step) ++n.before;
-    if (e.step == c.step) ++n.in_step;
+    if (e.rank != c.rank || static_cast<int>(e.name) != name || e.step > c.step) continue;
+    const bool match = e.step == c.step && (c.layer < 0 || e.layer == c.layer) &&
+                       (c.microbatch < 0 || e.microbatch == c.microbatch);
+    if (match) {
+      ++n.blamed;
+    } else if (n.blamed == 0) {
+      ++n.before;
+    }
   }
   return n;
 }
@@ -121,8 +129,8 @@ void fill_capture(WhyBlock& b, const RunCulprit& c, const PhaseCount& n) {
       n.before >= 0
           ? std::to_string(n.before)
           : fmt::format("<instances of {} on rank {} before step {}>", c.phase, c.rank, c.step);
-  const std::string count = n.in_step >= 0 ? std::to_string(std::max(1, n.in_step))
-                                           : fmt::format("<its instances in step {}>", c.step);
+  const std::string count = n.blamed >= 0 ? std::to_string(std::max(1, n.blamed))
+                                          : fmt::format("<its instances in step {}>", c.step);
   b.next_capture = fmt::format(
       "ncu --clock-control none --kernel-name regex:'{}' --launch-skip {} --launch-count {} "
       "--metrics {} --csv --page details <rank {}'s command> > {}",
@@ -167,7 +175,7 @@ WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks) {
   if (ranks <= kCountedRanks || !rows.empty() || o.telemetry) {
     n = count_phase(storage::load_run(store, run), c);
   }
-  o.launches_per_step = std::max(1, n.in_step);
+  o.launches_per_step = std::max(1, n.blamed);
   const auto candidate = kernels_of(rows, c.rank, c.phase);
   if (!candidate.empty()) {
     Rows base =
