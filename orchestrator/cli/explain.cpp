@@ -35,8 +35,9 @@ void explain(const ExplainArgs& args) {
         "BASELINE CANDIDATE");
   }
   auto store = open_existing(args.common);
-  const analysis::StoredExplanations result =
+  analysis::StoredExplanations result =
       analysis::explain_stored(*store, args.experiment, args.baseline, args.candidate, {});
+  analysis::add_why(*store, result);
   const stats::StoredExperiment experiment =
       stats::load_stored_experiment(*store, result.experiment);
   // Judged as compare and report judge it; a pair without runs enough is judged where it can be.

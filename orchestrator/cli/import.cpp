@@ -5,6 +5,7 @@
 #include "culprit/errors.hpp"
 #include "culprit/launch/import_run.hpp"
 #include "culprit/report/import_report.hpp"
+#include "import_evidence.hpp"
 #include "subcommand.hpp"
 
 namespace culprit::cli {
@@ -20,9 +21,13 @@ struct ImportArgs {
   bool partial = false;
   std::string step_pattern;
   std::string rank_by = "auto";
+  EvidenceArgs evidence;  // --attach and its options (import_evidence.hpp)
 };
 
 void run_import(const ImportArgs& args) {
+  if (is_evidence_format(args.format) || !args.evidence.attach.empty()) {
+    return import_evidence(args.common, args.paths, args.format, args.evidence);
+  }
   if (args.warmup < 0) throw UsageError("--warmup must be 0 or more");
   importers::ImportOptions options;
   options.format = importers::parse_format(args.format);
@@ -59,7 +64,10 @@ void register_import(CLI::App& app, Outcome& outcome) {
       "Import profiler traces (Kineto, legacy chrome trace, Nsight Systems) as one run");
   command->add_option("PATH", args->paths, "One trace file per rank, or folders of them")
       ->required();
-  command->add_option("--format", args->format, "auto|kineto|legacy|nsys (default auto)");
+  command->add_option("--format", args->format,
+                      "auto|kineto|legacy|nsys (default auto); ncu|dcgm|nvidia-smi|nvml-csv "
+                      "with --attach");
+  add_evidence_options(*command, args->evidence);
   command->add_option("--experiment", args->experiment,
                       "Experiment to store the run under (default 'import')");
   command->add_option("--label", args->label,

@@ -61,10 +61,10 @@ int run(int argc, char** argv) {
 
   culprit::cli::Outcome outcome;
   using namespace culprit::cli;
-  for (auto reg :
-       {register_plan, register_run, register_runs, register_compare, register_explain,
-        register_attribute, register_bisect, register_verdict, register_validate, register_merge,
-        register_export, register_import, register_reduce, register_submit, register_report}) {
+  for (auto reg : {register_plan, register_run, register_runs, register_compare, register_explain,
+                   register_attribute, register_bisect, register_verdict, register_validate,
+                   register_merge, register_export, register_import, register_reduce,
+                   register_submit, register_report, register_why}) {
     reg(app, outcome);
   }
 

@@ -97,5 +97,6 @@ void register_reduce(CLI::App& app, Outcome& outcome);
 void register_import(CLI::App& app, Outcome& outcome);
 void register_submit(CLI::App& app, Outcome& outcome);
 void register_report(CLI::App& app, Outcome& outcome);
+void register_why(CLI::App& app, Outcome& outcome);
 
 }  // namespace culprit::cli

@@ -263,6 +263,37 @@ CREATE TABLE experiment_settings (
 );
 )sql";
 
+// Version 6: evidence attached to a run (issue 35): Nsight Compute kernel counters and GPU
+// telemetry samples per rank. Evidence about a run, not a run: steps, events and attribution
+// never read these tables.
+constexpr const char* kVersion6Evidence = R"sql(
+CREATE TABLE run_kernel_counters (
+  run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank      INTEGER NOT NULL,
+  phase     TEXT NOT NULL,
+  source    TEXT NOT NULL,
+  kernel    TEXT NOT NULL,
+  launch_id INTEGER NOT NULL,
+  section   TEXT NOT NULL,
+  metric    TEXT NOT NULL,
+  unit      TEXT NOT NULL,
+  value     REAL,
+  text      TEXT NOT NULL,
+  PRIMARY KEY (run_id, rank, source, kernel, launch_id, section, metric)
+) WITHOUT ROWID;
+CREATE TABLE run_telemetry (
+  run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rank    INTEGER NOT NULL,
+  gpu     INTEGER NOT NULL,
+  host    TEXT NOT NULL,
+  source  TEXT NOT NULL,
+  field   TEXT NOT NULL,
+  time_ns REAL NOT NULL,
+  value   REAL NOT NULL,
+  PRIMARY KEY (run_id, rank, source, field, time_ns)
+) WITHOUT ROWID;
+)sql";
+
 std::array<std::string, kStoreSchemaVersion> migrations() {
   const std::string columns = kConfigurationColumns1;
   return {kVersion1Experiments + columns + kVersion1Rest +
@@ -270,7 +301,7 @@ std::array<std::string, kStoreSchemaVersion> migrations() {
           kVersion2Create + columns + kVersion2Rest,
           runfile::schema_statements("event_kinds") + runfile::schema_statements("event_rows") +
               kVersion3,
-          std::string(kVersion4Create) + version4_finish(), kVersion5};
+          std::string(kVersion4Create) + version4_finish(), kVersion5, kVersion6Evidence};
 }
 
 }  // namespace

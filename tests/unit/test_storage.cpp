@@ -50,7 +50,10 @@ TEST_CASE("released store migrations are never edited") {
       "25541dcfaf05118e8e215ede9ed487d521431b104237bfc34293e4ab4b52145d",
       "4709fb35371ff985519c16e1fc86135a616163c51c7e1cd73177fa3e09868399",
       "ebbe3606800080da34b46190f7cc04b497deffbe5f35958bb8ecc108868e30d7",
-      "a9db37de65e7574d52b1b8c85a21f8894d1ffc0f172ec4ff323f4e54fd40b977"};
+      // 5: experiment_settings (issue 33)
+      "a9db37de65e7574d52b1b8c85a21f8894d1ffc0f172ec4ff323f4e54fd40b977",
+      // 6: attached evidence (run_kernel_counters, run_telemetry; issue 35)
+      "34d07c0c7823322370f1d7ac85f3da39e91f9281ed5af6fce1aa2709e90f5c91"};
   REQUIRE(released.size() == static_cast<std::size_t>(kStoreSchemaVersion));
   for (int v = 0; v < kStoreSchemaVersion; ++v) {
     CAPTURE(v);

@@ -6,6 +6,7 @@
 
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "culprit/report/why_report.hpp"
 
 namespace culprit::report {
 namespace {
@@ -123,6 +124,7 @@ void write_explanation(JsonWriter& json, const std::string& experiment,
     json.key("visual_overlap");
     write_ratio(json, *e.visual_overlap);
   }
+  if (e.why) write_why_fields(json, *e.why);
   json.end_object();
 }
 
@@ -179,6 +181,7 @@ std::string explain_text(const analysis::StoredExplanations& result,
           "are not the cause\n",
           e.symptom.waiting_ranks, e.symptom.median_wait_ms, e.culprit.collective);
       if (!e.culprit.environment.empty()) out += "environment: " + e.culprit.environment + "\n";
+      if (e.why) out += why_block_text(*e.why);
     } else {
       out += "cause: no rank diverges from its peers beyond noise in the candidate\n";
     }

@@ -14,6 +14,7 @@
 
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/analysis/stored_runs.hpp"
+#include "culprit/analysis/why.hpp"
 
 namespace culprit::analysis {
 
@@ -64,6 +65,8 @@ struct Explanation {
   // by overlapping, beside the visual overlap of the overlapped configuration.
   std::optional<double> useful_overlap_ms;
   std::optional<Ratio> visual_overlap;
+  // Why the blamed phase is slow (add_why): attached counters' verdict and the next capture.
+  std::optional<WhyBlock> why;
 };
 
 Explanation explain(const MedianStep& baseline, const MedianStep& candidate);
@@ -85,5 +88,9 @@ StoredExplanations explain_stored(storage::Db& store, const std::string& experim
                                   const std::string& baseline_label,
                                   const std::string& candidate_label,
                                   const AttributionOptions& options);
+
+// Fills each explanation's `why` from the evidence attached to its representative runs
+// (storage/evidence.hpp) and the next capture for its culprit.
+void add_why(storage::Db& store, StoredExplanations& result);
 
 }  // namespace culprit::analysis

@@ -1,0 +1,148 @@
+// One side of the why block: the kernel's counters per launch, against the peaks and the shape,
+// each figure with its numerator and denominator.
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "why_numbers.hpp"
+
+namespace culprit::analysis::why_detail {
+namespace {
+
+using importers::ncu::KernelFigures;
+using importers::ncu::MaybeFigure;
+
+// The mean over the launches that have the figure, and the metric it came from.
+std::pair<Maybe, std::string> mean(const KernelCounters& k, MaybeFigure KernelFigures::*field) {
+  double sum = 0.0;
+  int count = 0;
+  std::string source;
+  for (const KernelFigures& f : k.launches) {
+    if (!(f.*field)) continue;
+    sum += (f.*field)->value;
+    source = (f.*field)->source;
+    ++count;
+  }
+  if (count == 0) return {std::nullopt, ""};
+  return {sum / count, source};
+}
+
+Maybe pct(const Maybe& a, const Maybe& b) {
+  const Maybe r = ratio(a, b);
+  return r ? Maybe(*r * 100.0) : std::nullopt;
+}
+
+Maybe positive(double v) {
+  return v > 0.0 ? Maybe(v) : std::nullopt;
+}
+
+void apply_peaks(SideNumbers& n, const WhyOptions& o) {
+  const Maybe seconds = n.duration_ns ? Maybe(*n.duration_ns * 1e-9) : std::nullopt;
+  n.flop_rate = ratio(n.flops, seconds);
+  n.bandwidth = ratio(n.bytes, seconds);
+  n.flop_pct = pct(n.flop_rate, positive(o.peaks.flops_per_s));
+  n.bandwidth_pct = pct(n.bandwidth, positive(o.peaks.bytes_per_s));
+  n.intensity = ratio(n.flops, n.bytes);
+}
+
+}  // namespace
+
+SideNumbers side_numbers(const KernelCounters& k, const WhyOptions& o) {
+  SideNumbers n;
+  n.launches = static_cast<double>(k.launches.size());
+  std::tie(n.duration_ns, n.duration_source) = mean(k, &KernelFigures::duration_ns);
+  std::tie(n.bytes, n.bytes_source) = mean(k, &KernelFigures::dram_bytes);
+  std::tie(n.flops, n.flops_source) = mean(k, &KernelFigures::flops);
+  if (!n.flops && o.flops) {
+    n.flops = *o.flops;
+    n.flops_source = "the shape's FLOPs (--flops)";
+  }
+  if (!n.flops) n.flops_note = "n/a: no FLOP count";
+  n.sm_active_cycles = mean(k, &KernelFigures::sm_active_cycles).first;
+  n.elapsed_cycles = mean(k, &KernelFigures::elapsed_cycles).first;
+  n.sm_active_pct = pct(n.sm_active_cycles, n.elapsed_cycles);
+  n.occupancy_pct = mean(k, &KernelFigures::achieved_occupancy_pct).first;
+  n.tensor_pct = mean(k, &KernelFigures::tensor_pipe_pct).first;
+  n.clock_hz = mean(k, &KernelFigures::sm_frequency_hz).first;
+  n.sm_throughput_pct = mean(k, &KernelFigures::sm_throughput_pct).first;
+  n.memory_pct = mean(k, &KernelFigures::memory_throughput_pct).first;
+  if (!n.memory_pct) n.memory_pct = mean(k, &KernelFigures::dram_throughput_pct).first;
+  n.waves = mean(k, &KernelFigures::waves_per_sm).first;
+  apply_peaks(n, o);
+  return n;
+}
+
+namespace {
+
+WhyFigure fig(std::string metric, Maybe value, Maybe num, Maybe den, std::string unit,
+              std::string source, std::string note = "") {
+  return WhyFigure{std::move(metric), value,          num, den, std::move(unit),
+                   std::move(source), std::move(note)};
+}
+
+std::string roof_of(const SideNumbers& n, const WhyOptions& o) {
+  const Maybe ridge = ratio(positive(o.peaks.flops_per_s), positive(o.peaks.bytes_per_s));
+  const bool memory_side = !n.intensity || !ridge || *n.intensity < *ridge;
+  if (n.bandwidth_pct && *n.bandwidth_pct >= why_rule::kRoofPct && memory_side) {
+    return "memory roof";
+  }
+  if (n.flop_pct && *n.flop_pct >= why_rule::kRoofPct) return "compute roof";
+  if (!n.bandwidth_pct && !n.flop_pct) return "n/a: no peaks (pass --peaks or --device)";
+  return "below the roofs";
+}
+
+void add_roofline(std::vector<WhyFigure>& f, const SideNumbers& n, const WhyOptions& o) {
+  const WhyPeaks& p = o.peaks;
+  const Maybe ridge = ratio(positive(p.flops_per_s), positive(p.bytes_per_s));
+  f.push_back(fig("arithmetic_intensity", n.intensity, n.flops, n.bytes, "FLOP/byte",
+                  n.flops_source + " / " + n.bytes_source, n.flops_note));
+  f.push_back(fig("ridge_point", ridge, positive(p.flops_per_s), positive(p.bytes_per_s),
+                  "FLOP/byte", "peak FLOP/s / peak byte/s, " + p.source));
+  if (n.intensity && ridge) {
+    const double roof = std::min(p.flops_per_s, *n.intensity * p.bytes_per_s);
+    f.push_back(fig("roofline_pct", pct(n.flop_rate, roof), n.flop_rate, roof, "%",
+                    "achieved FLOP/s / min(peak FLOP/s, intensity x peak byte/s)"));
+  }
+}
+
+}  // namespace
+
+WhySide make_side(const KernelCounters& k, const SideNumbers& n, const WhyOptions& o) {
+  WhySide s;
+  s.file = k.file;
+  s.kernel = k.kernel;
+  s.launch_ids = k.launch_ids;
+  auto& f = s.figures;
+  const Maybe seconds = n.duration_ns ? Maybe(*n.duration_ns * 1e-9) : std::nullopt;
+  const Maybe total_ns = n.duration_ns ? Maybe(*n.duration_ns * n.launches) : std::nullopt;
+  f.push_back(fig("duration", n.duration_ns, total_ns, n.launches, "ns",
+                  n.duration_source + " summed / launches"));
+  f.push_back(fig("flop_rate", n.flop_rate, n.flops, seconds, "FLOP/s",
+                  n.flops_source + " / duration", n.flops_note));
+  f.push_back(fig("flop_rate_pct_of_peak", n.flop_pct, n.flop_rate, positive(o.peaks.flops_per_s),
+                  "%", "achieved FLOP/s / peak FLOP/s, " + o.peaks.source, n.flops_note));
+  f.push_back(fig("dram_bytes", n.bytes, n.bytes, Maybe(1.0), "byte", n.bytes_source));
+  f.push_back(fig("dram_bytes_over_ideal", ratio(n.bytes, o.ideal_bytes), n.bytes, o.ideal_bytes,
+                  "x", "DRAM bytes / the shape's ideal bytes (--ideal-bytes)",
+                  o.ideal_bytes ? "" : "n/a: no ideal bytes"));
+  f.push_back(
+      fig("dram_bandwidth", n.bandwidth, n.bytes, seconds, "byte/s", "DRAM bytes / duration"));
+  f.push_back(fig("dram_bandwidth_pct_of_peak", n.bandwidth_pct, n.bandwidth,
+                  positive(o.peaks.bytes_per_s), "%",
+                  "achieved byte/s / peak byte/s, " + o.peaks.source));
+  add_roofline(f, n, o);
+  f.push_back(fig("sm_active", n.sm_active_pct, n.sm_active_cycles, n.elapsed_cycles, "%",
+                  "SM Active Cycles / Elapsed Cycles"));
+  f.push_back(fig("achieved_occupancy", n.occupancy_pct, n.occupancy_pct, Maybe(100.0), "%",
+                  "achieved active warps / the SM's maximum"));
+  f.push_back(fig("tensor_pipe_active", n.tensor_pct, n.tensor_pct, Maybe(100.0), "%",
+                  "tensor pipe active cycles / active cycles"));
+  f.push_back(fig("sm_clock", n.clock_hz, n.clock_hz, Maybe(1.0), "hz", "SM Frequency"));
+  f.push_back(fig("sm_throughput", n.sm_throughput_pct, n.sm_throughput_pct, Maybe(100.0), "%",
+                  "the busiest SM sub-unit / its peak",
+                  "not FLOP efficiency: a saturated load/store unit reads high"));
+  s.roof = roof_of(n, o);
+  return s;
+}
+
+}  // namespace culprit::analysis::why_detail

@@ -1,0 +1,210 @@
+// The why block of `culprit explain`: counters attached to the representative runs (the
+// candidate's blamed rank against the baseline run, else against its peers' median launch),
+// and the next ncu command for the blamed phase on the blamed rank.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "culprit/analysis/attach.hpp"
+#include "culprit/analysis/explain.hpp"
+#include "culprit/analysis/why_telemetry.hpp"
+#include "culprit/storage/evidence.hpp"
+#include "culprit/storage/run_data.hpp"
+
+namespace culprit::analysis {
+namespace {
+
+using Rows = std::vector<storage::KernelCounterRow>;
+
+// The rows of one rank (rank < 0: every rank) as kernels, only those of `phase` when it has any.
+std::vector<KernelCounters> kernels_of(const Rows& rows, int rank, const std::string& phase) {
+  const bool phased = std::any_of(rows.begin(), rows.end(), [&](const auto& r) {
+    return (rank < 0 || r.rank == rank) && !phase.empty() && r.phase == phase;
+  });
+  std::map<std::tuple<std::string, std::string, std::int64_t>, importers::ncu::Launch> launches;
+  for (const storage::KernelCounterRow& r : rows) {
+    if ((rank >= 0 && r.rank != rank) || (phased && r.phase != phase)) continue;
+    importers::ncu::Launch& l = launches[{r.source, r.kernel, r.launch_id}];
+    l.id = r.launch_id;
+    l.kernel = r.kernel;
+    importers::ncu::Metric& m = l.metrics.emplace_back();
+    m.section = r.section;
+    m.name = r.metric;
+    m.unit = r.unit;
+    m.value = r.value.value_or(std::numeric_limits<double>::quiet_NaN());
+    m.text = r.text;
+  }
+  std::vector<KernelCounters> out;
+  for (const auto& [key, l] : launches) {
+    const std::string& source = std::get<0>(key);
+    auto it = std::find_if(out.begin(), out.end(), [&](const KernelCounters& k) {
+      return k.file == source && k.kernel == l.kernel;
+    });
+    if (it == out.end()) it = out.insert(out.end(), KernelCounters{source, l.kernel, {}, {}});
+    it->launch_ids.push_back(l.id);
+    it->launches.push_back(importers::ncu::kernel_figures(l));
+  }
+  return out;
+}
+
+std::vector<int> ranks_of(const Rows& rows) {
+  std::vector<int> out;
+  for (const auto& r : rows) {
+    if (std::find(out.begin(), out.end(), r.rank) == out.end()) out.push_back(r.rank);
+  }
+  return out;
+}
+
+double total_duration(const std::vector<KernelCounters>& ks) {
+  double sum = 0.0;
+  for (const auto& k : ks) {
+    for (const auto& f : k.launches) sum += f.duration_ns ? f.duration_ns->value : 0.0;
+  }
+  return sum;
+}
+
+// The peer whose total kernel duration is the median of the peers'.
+int median_peer(const Rows& rows, int rank, const std::string& phase) {
+  std::vector<std::pair<double, int>> peers;
+  for (const int r : ranks_of(rows)) {
+    if (r != rank) peers.emplace_back(total_duration(kernels_of(rows, r, phase)), r);
+  }
+  if (peers.empty()) return -1;
+  std::sort(peers.begin(), peers.end());
+  return peers[(peers.size() - 1) / 2].second;
+}
+
+struct PhaseCount {
+  int before = -1;  // instances of the phase on the rank before the blamed one (step order)
+  int blamed = -1;  // instances in the blamed step that match its layer and microbatch;
+                    // -1: not counted (a large run, see why_of)
+};
+
+// Events are in (step, rank, begin) order: the instances before the first blamed one are the
+// launches to skip, the matching ones in the blamed step the launches to capture.
+PhaseCount count_phase(const storage::RunData& run, const RunCulprit& c) {
+  PhaseCount n{0, 0};
+  const int name = run.name_index(c.phase);
+  for (const storage::Event& e : run.events) {
+    if (e.rank != c.rank || static_cast<int>(e.name) != name || e.step > c.step) continue;
+    const bool match = e.step == c.step && (c.layer < 0 || e.layer == c.layer) &&
+                       (c.microbatch < 0 || e.microbatch == c.microbatch);
+    if (match) {
+      ++n.blamed;
+    } else if (n.blamed == 0) {
+      ++n.before;
+    }
+  }
+  return n;
+}
+
+std::string kernel_regex(const std::optional<WhyVerdict>& v, const std::string& phase) {
+  if (!v) return phase;
+  std::string base = v->candidate.kernel.substr(0, v->candidate.kernel.find('('));
+  base = base.substr(0, base.find('<'));
+  const auto colons = base.rfind("::");
+  if (colons != std::string::npos) base = base.substr(colons + 2);
+  return base;
+}
+
+constexpr const char* kMetrics =
+    "gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,"
+    "gpc__cycles_elapsed.max,gpc__cycles_elapsed.avg.per_second,"
+    "sm__warps_active.avg.pct_of_peak_sustained_active,"
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,"
+    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum,"
+    "sm__sass_thread_inst_executed_op_fadd_pred_on.sum,"
+    "sm__sass_thread_inst_executed_op_fmul_pred_on.sum,"
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+    "launch__waves_per_multiprocessor";
+
+void fill_capture(WhyBlock& b, const RunCulprit& c, const PhaseCount& n) {
+  const std::string file = fmt::format("rank{}-{}.csv", c.rank, c.phase);
+  const std::string skip =
+      n.before >= 0
+          ? std::to_string(n.before)
+          : fmt::format("<instances of {} on rank {} before step {}>", c.phase, c.rank, c.step);
+  const std::string count = n.blamed >= 0 ? std::to_string(std::max(1, n.blamed))
+                                          : fmt::format("<its instances in step {}>", c.step);
+  b.next_capture = fmt::format(
+      "ncu --clock-control none --kernel-name regex:'{}' --launch-skip {} --launch-count {} "
+      "--metrics {} --csv --page details <rank {}'s command> > {}",
+      kernel_regex(b.verdict, c.phase), skip, count, kMetrics, c.rank, file);
+  b.telemetry_capture = fmt::format(
+      "nsys profile --gpu-metrics-devices=all --gpu-metrics-frequency=10000 -o rank{} <rank {}'s "
+      "command>",
+      c.rank, c.rank);
+}
+
+// clock_throttling's evidence from the telemetry attached to the run: the blamed rank's SM
+// clock against its peers' (every attached sample; they are not cut to the slow steps).
+std::optional<ClockEvidence> stored_clocks(storage::Db& store, std::int64_t run, int rank) {
+  importers::telemetry::Series series;
+  for (const storage::TelemetryRow& r : storage::load_telemetry(store, run)) {
+    importers::telemetry::Sample x;
+    x.gpu = r.rank;  // stored by rank
+    x.field = r.field;
+    x.value = r.value;
+    x.time_s = r.time_ns / 1e9;
+    series.samples.push_back(x);
+  }
+  return clock_evidence(series, rank, {}, {});
+}
+
+// Counting the phase's launches reads the run's events again: done for runs of at most this
+// many ranks, or when evidence is attached (a 16,384-rank explain would load its run twice).
+constexpr int kCountedRanks = 1024;
+
+WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks) {
+  WhyBlock b;
+  const RunCulprit& c = e.culprit;
+  if (!c.found || e.candidate_runs.empty()) return b;
+  const std::int64_t run = e.candidate_runs.front();
+  const Rows rows = storage::load_kernel_counters(store, run);
+  WhyOptions o;
+  o.peaks.flops_per_s = configured_peak_flops(store, run);
+  o.peaks.source = "the configuration's model.peak_flops";
+  o.blamed_excess_ms = c.excess_ms;
+  o.telemetry = stored_clocks(store, run, c.rank);
+  PhaseCount n;
+  if (ranks <= kCountedRanks || !rows.empty() || o.telemetry) {
+    n = count_phase(storage::load_run(store, run), c);
+  }
+  o.launches_per_step = std::max(1, n.blamed);
+  const auto candidate = kernels_of(rows, c.rank, c.phase);
+  if (!candidate.empty()) {
+    Rows base =
+        e.baseline_runs.empty() ? Rows{} : storage::load_kernel_counters(store, e.baseline_runs[0]);
+    int base_rank = c.rank;
+    if (!base.empty()) {
+      if (kernels_of(base, base_rank, c.phase).empty()) base_rank = ranks_of(base).front();
+      b.against = fmt::format("baseline run {} rank {}", e.baseline_runs[0], base_rank);
+    } else if ((base_rank = median_peer(rows, c.rank, c.phase)) >= 0) {
+      base = rows;
+      b.against = fmt::format("the peers' median: rank {} of run {}", base_rank, run);
+    }
+    const auto baseline = kernels_of(base, base_rank, c.phase);
+    b.verdict = why_verdict(baseline.empty() ? nullptr : &baseline, candidate, o);
+  }
+  fill_capture(b, c, n);
+  return b;
+}
+
+}  // namespace
+
+void add_why(storage::Db& store, StoredExplanations& result) {
+  for (std::size_t i = 0; i < result.explanations.size(); ++i) {
+    Explanation& e = result.explanations[i];
+    const int ranks = i < result.candidate_attributions.size()
+                          ? result.candidate_attributions[i].ranks
+                          : kCountedRanks + 1;
+    if (e.culprit.found) e.why = why_of(store, e, ranks);
+  }
+}
+
+}  // namespace culprit::analysis

@@ -1,0 +1,15 @@
+#pragma once
+// `culprit import --attach`: what was attached to the run.
+//   {run_id, rank, phase, kernels, launches, metrics, warnings}  (ncu)
+//   {run_id, rank, samples, warnings}                            (telemetry; rank null unless
+//   given)
+#include <string>
+
+#include "culprit/analysis/attach.hpp"
+
+namespace culprit::report {
+
+std::string attach_json(const analysis::AttachSummary& s);
+std::string attach_text(const analysis::AttachSummary& s);
+
+}  // namespace culprit::report

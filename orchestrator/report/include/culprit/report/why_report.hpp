@@ -1,0 +1,25 @@
+#pragma once
+// The why block (analysis::WhyVerdict) as text and as one JSON object:
+//   {kernel, baseline, candidate, explanations: [{name, status, reason, evidence: [{metric,
+//    baseline, candidate, numerator, denominator, unit}]}], reconciliation}
+// `baseline` / `candidate`: {file, kernel, launch_ids, roof, figures: [{metric, value,
+// numerator, denominator, unit, source, note}]}, `baseline` null for one export alone.
+
+#include <string>
+
+#include "culprit/analysis/why.hpp"
+#include "culprit/report/json_writer.hpp"
+
+namespace culprit::report {
+
+void write_why(JsonWriter& w, const analysis::WhyVerdict& v);
+std::string why_json(const analysis::WhyVerdict& v);
+std::string why_text(const analysis::WhyVerdict& v);
+
+// explain's fields for one explanation (inside its object): "why" (the verdict or null),
+// "why_against", "next_capture", "telemetry_capture".
+void write_why_fields(JsonWriter& w, const analysis::WhyBlock& b);
+// explain's text after the cause line: the why block, or how to get one; the next capture.
+std::string why_block_text(const analysis::WhyBlock& b);
+
+}  // namespace culprit::report

@@ -1,0 +1,213 @@
+// The why verdict (analysis/why) on the real exports of shared/counters with their known
+// answers, and hand-written counters (labelled) for the rules the real files cannot reach.
+// Expected figures computed independently from the values in the files (python3):
+//   FLOPs 17,179,869,184 (timing.csv, gemm 2048); measured peaks 33,739,119,771,597.6 FLOP/s,
+//   590,061,393,638.3 byte/s (peaks.csv); vectorized 2,103,104 ns, 46,334,464 bytes;
+//   naive 9,589,248 ns, 80,808,960 bytes; saxpy 292,928 ns, 177,852,672 bytes.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "culprit/analysis/why.hpp"
+#include "culprit/analysis/why_telemetry.hpp"
+#include "culprit/errors.hpp"
+#include "culprit/importers/peaks.hpp"
+#include "culprit/report/why_report.hpp"
+
+using namespace culprit::analysis;
+using culprit::importers::ncu::Figure;
+using culprit::importers::ncu::KernelFigures;
+
+namespace {
+
+const std::string kDir = CULPRIT_COUNTERS_DIR "/roofline-profiler/";
+
+WhyOptions roofline_options() {
+  WhyOptions o;
+  o.peaks = peaks_from(culprit::importers::read_peaks(kDir + "peaks.csv"));
+  o.flops = 17179869184.0;
+  o.ideal_bytes = 50331648.0;
+  return o;
+}
+
+const WhyExplanation& find(const WhyVerdict& v, const std::string& name) {
+  for (const WhyExplanation& e : v.explanations) {
+    if (e.name == name) return e;
+  }
+  FAIL("no explanation " << name);
+  return v.explanations.front();
+}
+
+const WhyFigure& figure(const WhySide& s, const std::string& metric) {
+  for (const WhyFigure& f : s.figures) {
+    if (f.metric == metric) return f;
+  }
+  FAIL("no figure " << metric);
+  return s.figures.front();
+}
+
+// Hand-written counters of one launch.
+KernelCounters kernel(const std::string& name, double ns, double bytes, double sm_pct,
+                      double mem_pct, double waves) {
+  KernelFigures f;
+  f.duration_ns = Figure{ns, "gpu__time_duration.sum"};
+  f.dram_bytes = Figure{bytes, "dram__bytes.sum"};
+  f.sm_throughput_pct = Figure{sm_pct, "sm__throughput.avg.pct_of_peak_sustained_elapsed"};
+  f.memory_throughput_pct = Figure{mem_pct, "Memory Throughput"};
+  f.waves_per_sm = Figure{waves, "Waves Per SM"};
+  return KernelCounters{"hand.csv", name, {0}, {f}};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "real: gemm_vectorized (baseline) against gemm_naive: traffic refuted, compute supported") {
+  const WhyVerdict v = why_of_exports(kDir + "ncu/gemm_vectorized.csv", kDir + "ncu/gemm_naive.csv",
+                                      roofline_options());
+  CHECK(v.kernel.find("gemm_naive_kernel") != std::string::npos);
+  REQUIRE(v.baseline);
+  CHECK(figure(*v.baseline, "flop_rate").value.value() == doctest::Approx(8.168815799884e12));
+  CHECK(figure(*v.baseline, "flop_rate_pct_of_peak").value.value() == doctest::Approx(24.2117));
+  CHECK(figure(v.candidate, "flop_rate_pct_of_peak").value.value() == doctest::Approx(5.3101));
+  CHECK(figure(v.candidate, "flop_rate").numerator.value() == 17179869184.0);
+  CHECK(figure(v.candidate, "flop_rate").denominator.value() == doctest::Approx(9.589248e-3));
+  CHECK(figure(v.candidate, "dram_bytes").value.value() == 80808960.0);
+  CHECK(figure(v.candidate, "dram_bytes_over_ideal").value.value() == doctest::Approx(1.60553));
+  CHECK(figure(v.candidate, "dram_bandwidth_pct_of_peak").value.value() ==
+        doctest::Approx(1.42816));
+  CHECK(figure(v.candidate, "ridge_point").value.value() == doctest::Approx(57.179));
+  CHECK(figure(v.candidate, "arithmetic_intensity").value.value() == doctest::Approx(212.5986));
+  CHECK(find(v, "hbm_traffic").status == WhyStatus::kRefuted);
+  CHECK(find(v, "hbm_traffic").reason ==
+        "DRAM bytes x1.74 while the duration grew x4.56: bytes did not grow in proportion");
+  CHECK(find(v, "compute_underuse").status == WhyStatus::kSupported);
+  CHECK(find(v, "compute_underuse").reason.find("FLOP/s x0.22") != std::string::npos);
+  CHECK(find(v, "clock_throttling").status == WhyStatus::kUndecided);  // no clock in the files
+  // sm__throughput 97.32 %: a busy sub-unit (not efficient compute), so not launch-bound.
+  CHECK(find(v, "launch_bound").status == WhyStatus::kRefuted);
+  CHECK(find(v, "different_kernel").status == WhyStatus::kSupported);
+  CHECK(v.reconciliation.change_ms.value() == doctest::Approx(7.486144));
+  const std::string json = culprit::report::why_json(v);
+  CHECK(json.rfind("{\"kernel\":", 0) == 0);
+  CHECK(json.find("\"name\":\"hbm_traffic\",\"status\":\"refuted\"") != std::string::npos);
+  CHECK(json.find("\"name\":\"compute_underuse\",\"status\":\"supported\"") != std::string::npos);
+}
+
+TEST_CASE("real: without the shape's FLOPs compute_underuse is undecided, never invented") {
+  WhyOptions o = roofline_options();
+  o.flops.reset();
+  const WhyVerdict v =
+      why_of_exports(kDir + "ncu/gemm_vectorized.csv", kDir + "ncu/gemm_naive.csv", o);
+  CHECK(find(v, "compute_underuse").status == WhyStatus::kUndecided);
+  CHECK(find(v, "hbm_traffic").status == WhyStatus::kRefuted);
+  CHECK(figure(v.candidate, "flop_rate").note == "n/a: no FLOP count");
+  CHECK_FALSE(figure(v.candidate, "flop_rate").value);
+}
+
+TEST_CASE("real: saxpy alone sits at the memory roof") {
+  WhyOptions o = roofline_options();
+  o.flops.reset();
+  o.ideal_bytes.reset();
+  const WhyVerdict v = why_of_exports("", kDir + "ncu/saxpy.csv", o);
+  CHECK_FALSE(v.baseline);
+  CHECK(v.candidate.roof == "memory roof");
+  CHECK(figure(v.candidate, "dram_bandwidth").value.value() == doctest::Approx(607.1549e9));
+  CHECK(figure(v.candidate, "dram_bandwidth_pct_of_peak").value.value() ==
+        doctest::Approx(102.897));
+  CHECK(find(v, "launch_bound").status == WhyStatus::kRefuted);
+  CHECK(find(v, "hbm_traffic").status == WhyStatus::kUndecided);
+}
+
+TEST_CASE("real: a file against itself supports nothing") {
+  for (const char* file :
+       {"gemm_vectorized.csv", "gemm_naive.csv", "saxpy.csv", "transpose_naive.csv"}) {
+    CAPTURE(file);
+    const WhyVerdict v =
+        why_of_exports(kDir + "ncu/" + file, kDir + "ncu/" + file, roofline_options());
+    for (const WhyExplanation& e : v.explanations) {
+      CAPTURE(e.name);
+      CHECK(e.status != WhyStatus::kSupported);
+    }
+    CHECK(v.reconciliation.change_ms.value() == 0.0);
+  }
+}
+
+TEST_CASE("hand-written: bytes doubled with time at 85 % of peak bandwidth: hbm_traffic") {
+  WhyOptions o;
+  o.peaks = WhyPeaks{100e12, 1e12, "hand"};
+  const std::vector<KernelCounters> b = {kernel("k", 1e6, 0.425e9, 30, 45, 4)};
+  const std::vector<KernelCounters> c = {kernel("k", 2e6, 1.7e9, 30, 85, 4)};
+  const WhyVerdict v = why_verdict(&b, c, o);
+  CHECK(find(v, "hbm_traffic").status == WhyStatus::kSupported);
+  CHECK(find(v, "compute_underuse").status == WhyStatus::kRefuted);
+  CHECK(find(v, "different_kernel").status == WhyStatus::kRefuted);
+  CHECK(v.candidate.roof == "memory roof");
+}
+
+TEST_CASE("hand-written: a small grid with idle units is launch-bound") {
+  WhyOptions o;
+  o.peaks = WhyPeaks{100e12, 1e12, "hand"};
+  const std::vector<KernelCounters> c = {kernel("tiny", 5e3, 1e6, 12, 8, 0.25)};
+  const WhyVerdict v = why_verdict(nullptr, c, o);
+  CHECK(find(v, "launch_bound").status == WhyStatus::kSupported);
+  const std::vector<KernelCounters> full = {kernel("tiny", 5e3, 1e6, 12, 8, 1.5)};
+  CHECK(find(why_verdict(nullptr, full, o), "launch_bound").status == WhyStatus::kRefuted);
+}
+
+TEST_CASE("hand-written telemetry: a rank 30 % below its peers is throttled; equal clocks refute") {
+  WhyOptions o;
+  const std::vector<KernelCounters> b = {kernel("k", 1e6, 1e6, 30, 30, 4)};
+  const std::vector<KernelCounters> c = {kernel("k", 1.4e6, 1e6, 30, 30, 4)};
+  o.telemetry = ClockEvidence{3, 1.386e9, 1.98e9};
+  const WhyExplanation slow = find(why_verdict(&b, c, o), "clock_throttling");
+  CHECK(slow.status == WhyStatus::kSupported);
+  CHECK(slow.reason ==
+        "rank 3's SM clock 1386 MHz is 70.0 % of its peers' 1980 MHz in the slow "
+        "steps");
+  o.telemetry = ClockEvidence{3, 1.98e9, 1.98e9};
+  CHECK(find(why_verdict(&b, c, o), "clock_throttling").status == WhyStatus::kRefuted);
+}
+
+TEST_CASE("the device table and its refusals") {
+  const WhyPeaks h100 = device_peaks("H100", "bf16");
+  CHECK(h100.flops_per_s == doctest::Approx(989.4e12));
+  CHECK(h100.bytes_per_s == doctest::Approx(3.35e12));
+  CHECK(device_peaks("H200", "fp32").bytes_per_s == doctest::Approx(4.8e12));
+  CHECK(device_peaks("A100", "tf32").flops_per_s == doctest::Approx(156e12));
+  CHECK(device_peaks("B200", "fp8").flops_per_s == doctest::Approx(4500e12));
+  CHECK_THROWS_AS(device_peaks("V100", "fp32"), culprit::UsageError);
+  CHECK_THROWS_AS(device_peaks("A100", "fp8"), culprit::UsageError);
+  CHECK_THROWS_AS(device_peaks("A100", "int4"), culprit::UsageError);
+}
+
+TEST_CASE("hand-written dcgmi dmon telemetry: GPU 3 (rank 11) 30 % below its peers is throttled") {
+  // Four GPUs of one node, ranks 8..11; two sample rows each, GPU 3 at 1386 MHz (70 % of 1980).
+  auto dmon = [](const char* gpu3) {
+    std::string t = "#Entity   SMCLK  POWER\nID        MHZ    W\n";
+    for (int row = 0; row < 2; ++row) {
+      for (int gpu = 0; gpu < 4; ++gpu) {
+        t += "GPU " + std::to_string(gpu) + "     " + (gpu == 3 ? gpu3 : "1980") + "   400\n";
+      }
+    }
+    return t;
+  };
+  using namespace culprit::importers::telemetry;
+  const auto map = parse_gpu_rank("0=8,1=9,2=10,3=11");
+  const std::vector<KernelCounters> b = {kernel("k", 1e6, 1e6, 30, 30, 4)};
+  const std::vector<KernelCounters> c = {kernel("k", 1.4e6, 1e6, 30, 30, 4)};
+  WhyOptions o;
+  o.telemetry =
+      clock_evidence(parse_telemetry(dmon("1386"), "dmon.txt", Format::kDcgm), 11, map, {});
+  REQUIRE(o.telemetry);
+  CHECK(o.telemetry->rank_clock_hz == 1386e6);
+  CHECK(o.telemetry->peers_clock_hz == 1980e6);
+  const WhyExplanation slow = find(why_verdict(&b, c, o), "clock_throttling");
+  CHECK(slow.status == WhyStatus::kSupported);
+  CHECK(slow.reason.rfind("rank 11's SM clock 1386 MHz is 70.0 %", 0) == 0);
+  o.telemetry =
+      clock_evidence(parse_telemetry(dmon("1980"), "dmon.txt", Format::kDcgm), 11, map, {});
+  CHECK(find(why_verdict(&b, c, o), "clock_throttling").status == WhyStatus::kRefuted);
+  CHECK_FALSE(clock_evidence(parse_telemetry(dmon("1980"), "d", Format::kDcgm), 5, map, {}));
+  CHECK_THROWS_AS(parse_gpu_rank("0:8"), culprit::UsageError);
+}
