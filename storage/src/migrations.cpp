@@ -301,7 +301,9 @@ std::array<std::string, kStoreSchemaVersion> migrations() {
           kVersion2Create + columns + kVersion2Rest,
           runfile::schema_statements("event_kinds") + runfile::schema_statements("event_rows") +
               kVersion3,
-          std::string(kVersion4Create) + version4_finish(), kVersion5, kVersion6Evidence};
+          std::string(kVersion4Create) + version4_finish(),
+          kVersion5,
+          kVersion6Evidence};
 }
 
 }  // namespace
