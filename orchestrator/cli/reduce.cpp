@@ -36,6 +36,7 @@ struct ReduceArgs {
 void reduce(const ReduceArgs& args) {
   const std::string db = store_path(args.common);
   auto store = storage::open_existing_store(db);
+  analysis::check_reducible_pair(*store, args.baseline_run, args.candidate_run);
   storage::RunData baseline, candidate;
   try {
     baseline = storage::load_run(*store, args.baseline_run);

@@ -354,6 +354,7 @@ std::unique_ptr<Db> open_store(const std::string& path) {
   }
   auto db = std::make_unique<Db>(path);
   db->hold(lock);
+  lock->lock_database_file(path);
   const int found = probe_schema_version(*db);
   if (found == 0 && has_tables(*db)) refuse_foreign(*db);
   if (found > kStoreSchemaVersion) refuse_newer(path, found);

@@ -169,6 +169,21 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
   }
 }
 
+TEST_CASE("item 9 (#38): only {config} and {out} are replaced, {{ and }} are literal braces") {
+  LaunchEnvironment env;
+  env.mpirun = "mpirun";
+  manifest::Configuration c;
+  c.backend = "cpu";
+  c.ranks = 1;
+  c.command = {
+      "sh",          "-c",          "echo ${HOME} {{config}} | awk '{print $1}'", R"({"lr": 0.1})",
+      "--out={out}", "{{{config}}}"};
+  const auto cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  const std::vector<std::string> tail(cmd.argv.end() - 6, cmd.argv.end());
+  CHECK(tail == std::vector<std::string>{"sh", "-c", "echo ${HOME} {config} | awk '{print $1}'",
+                                         R"({"lr": 0.1})", "--out=/w/r.db", "{/w/c.json}"});
+}
+
 TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTHONPATH") {
   LaunchEnvironment env;
   env.mpirun = "mpirun";
