@@ -1,9 +1,11 @@
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <vector>
 
@@ -596,4 +598,37 @@ TEST_CASE("open_store refuses a foreign SQLite file and leaves it untouched") {
     CHECK(raw.query_int("SELECT count(*) FROM sqlite_master").value() == 1);
   }
   fs::remove(path);
+}
+
+TEST_CASE(
+    "item 13 (#38): a full disk is a usage error, and a store it kept from being made is "
+    "removed") {
+  // The file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) stands in for a full disk, in a child.
+  const auto path = (fs::temp_directory_path() / "culprit_unit_full_disk.db").string();
+  for (const char* suffix : {"", "-wal", "-shm", ".lock"}) fs::remove(path + suffix);
+  const pid_t child = fork();
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    int code = 3;
+    try {
+      open_store(path);
+      code = 4;
+    } catch (const culprit::UsageError& e) {
+      code =
+          std::string(e.what()).find("free space on its file system") != std::string::npos ? 0 : 5;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      code = 6;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  const int code = WEXITSTATUS(status);
+  CHECK(code == 0);  // 6: not a UsageError (exit 1 "internal error" before)
+  CHECK_FALSE(fs::exists(path));
+  CHECK_FALSE(fs::exists(path + "-wal"));
 }

@@ -93,6 +93,9 @@ class Db {
   const std::string& path() const { return path_; }
   sqlite3* handle() { return db_; }
   [[noreturn]] void fail(std::string_view what) const;
+  // Throws culprit::UsageError for a full disk, quota or file size limit (SQLITE_FULL, or
+  // ENOSPC / EDQUOT / EFBIG from SQLite or `last_errno`), else std::runtime_error.
+  [[noreturn]] void throw_error(const std::string& message, int last_errno) const;
   // Keeps `resource` (e.g. the store's WriterLock) alive as long as this connection.
   void hold(std::shared_ptr<void> resource) { held_ = std::move(resource); }
 
