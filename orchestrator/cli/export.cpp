@@ -96,6 +96,14 @@ void export_perfetto(storage::Db& db, const ExportOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  if (run.events.empty()) {
+    const auto found = storage::find_run(db, *o.run);
+    const std::string state =
+        found ? found->status + (found->error.empty() ? "" : ": " + found->error) : "?";
+    throw UsageError("run " + std::to_string(*o.run) + " in " + db.path() +
+                     " has no events to export (" + state +
+                     "): export an ok run (see `culprit runs`)");
+  }
   report::TraceFilter filter;
   if (!o.steps.empty()) parse_steps(o.steps, filter);
   if (!o.ranks.empty()) parse_ranks(o.ranks, run.ranks, filter);

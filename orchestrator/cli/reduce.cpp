@@ -36,6 +36,7 @@ struct ReduceArgs {
 void reduce(const ReduceArgs& args) {
   const std::string db = store_path(args.common);
   auto store = storage::open_existing_store(db);
+  analysis::check_reducible_pair(*store, args.baseline_run, args.candidate_run);
   storage::RunData baseline, candidate;
   try {
     baseline = storage::load_run(*store, args.baseline_run);
@@ -116,7 +117,7 @@ void register_reduce(CLI::App& app, Outcome& outcome) {
   command
       ->add_option("--ranks", args->ranks,
                    "Ranks of the reduced experiment (default: the runs' own count)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 24).description("a rank count of at least 1"));
   command
       ->add_option("--backend", args->backend,
                    "sim (simulated ranks) or cpu (real mpirun "

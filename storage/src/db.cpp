@@ -1,10 +1,14 @@
 #include "culprit/storage/db.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "sqlite_error.hpp"
+
+#include "culprit/errors.hpp"
 
 namespace culprit::storage {
 namespace {
@@ -71,20 +75,37 @@ Db::~Db() {
 }
 
 void Db::fail(std::string_view what) const {
-  throw std::runtime_error("database " + path_ + ": " + std::string(what) + ": " +
-                           describe_sqlite_error(path_, sqlite3_extended_errcode(db_),
-                                                 sqlite3_errmsg(db_), length_limit()));
+  const int last_errno = errno;
+  throw_error(std::string(what) + ": ", sqlite3_errmsg(db_), last_errno);
+}
+
+void Db::throw_error(const std::string& what, const std::string& message, int last_errno) const {
+  // SQLite keeps no errno for a write cut short by the file size limit: errno still holds it.
+  const int os_error = sqlite3_system_errno(db_) != 0 ? sqlite3_system_errno(db_) : last_errno;
+  const int code = sqlite3_extended_errcode(db_);
+  const bool no_room = os_error == ENOSPC || os_error == EFBIG || os_error == EDQUOT;
+  // A full disk, quota or file size limit is the user's to fix (exit 2), not culprit's fault;
+  // the transaction that met it is rolled back, so nothing already stored is lost. SQLITE_FULL
+  // with room on the disk and no such error is an SQLite limit (issue 36), said as one.
+  if (((code & 0xff) == SQLITE_FULL && (no_room || disk_is_full(path_))) ||
+      ((code & 0xff) == SQLITE_IOERR && no_room)) {
+    throw UsageError("database " + path_ + ": " + what + message + " (" +
+                     std::strerror(os_error != 0 ? os_error : ENOSPC) +
+                     "): free space on its file system (or write to another --db) and run the "
+                     "command again; nothing already stored was lost");
+  }
+  throw std::runtime_error("database " + path_ + ": " + what +
+                           describe_sqlite_error(path_, code, message, length_limit()));
 }
 
 void Db::exec(std::string_view sql) {
   char* error = nullptr;
   std::string text(sql);
   if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    const int last_errno = errno;
     std::string message = error ? error : "unknown error";
     sqlite3_free(error);
-    throw std::runtime_error(
-        "database " + path_ + ": " +
-        describe_sqlite_error(path_, sqlite3_extended_errcode(db_), message, length_limit()));
+    throw_error("", message, last_errno);
   }
 }
 

@@ -382,6 +382,41 @@ bool writable(const std::string& path) {
   return access(path.c_str(), W_OK) == 0;
 }
 
+// The store's settings and its migrations to the current schema version.
+void prepare_store(Db& db, const std::string& path) {
+  const int found = probe_schema_version(db);
+  if (found == 0 && has_tables(db)) refuse_foreign(db);
+  if (found > kStoreSchemaVersion) refuse_newer(path, found);
+  // Large pages suit the store (bulk appends of events, scans by run); the size can only be
+  // chosen before the first table exists, i.e. for a new file.
+  if (found == 0) db.exec("PRAGMA page_size=" + std::to_string(kStorePageSize));
+  db.exec("PRAGMA journal_mode=WAL");
+  db.exec("PRAGMA synchronous=NORMAL");
+  db.exec("PRAGMA cache_size=" + std::to_string(kStoreCacheKiB * -1));
+  // Foreign keys stay off while migrating: a rebuilt table is dropped and replaced, which with
+  // them on would cascade into the rows that reference it. The check runs before the commit.
+  const int version = schema_version(db);
+  const auto steps = migrations();
+  for (int v = version; v < kStoreSchemaVersion; ++v) {
+    Transaction tx(db);
+    if (v == 3) {
+      db.exec(kVersion4Create);
+      pack_stored_rows(db);
+      db.exec(version4_finish());
+    } else {
+      db.exec(steps[static_cast<std::size_t>(v)]);
+    }
+    if (db.query_int("SELECT 1 FROM pragma_foreign_key_check LIMIT 1")) {
+      throw std::runtime_error("database " + path + ": migration to schema version " +
+                               std::to_string(v + 1) +
+                               " left dangling references; the store was left as it was");
+    }
+    db.exec("PRAGMA user_version = " + std::to_string(v + 1));
+    tx.commit();
+  }
+  db.exec("PRAGMA foreign_keys=ON");
+}
+
 }  // namespace
 
 std::unique_ptr<Db> open_store(const std::string& path) {
@@ -397,40 +432,21 @@ std::unique_ptr<Db> open_store(const std::string& path) {
     spdlog::warn("database {}: took over the writer lock left by {} (that culprit is gone)", path,
                  lock->stale_holder());
   }
-  auto db = std::make_unique<Db>(path);
-  db->hold(lock);
-  const int found = probe_schema_version(*db);
-  if (found == 0 && has_tables(*db)) refuse_foreign(*db);
-  if (found > kStoreSchemaVersion) refuse_newer(path, found);
-  // Large pages suit the store (bulk appends of events, scans by run); the size can only be
-  // chosen before the first table exists, i.e. for a new file.
-  if (found == 0) db->exec("PRAGMA page_size=" + std::to_string(kStorePageSize));
-  db->exec("PRAGMA journal_mode=WAL");
-  db->exec("PRAGMA synchronous=NORMAL");
-  db->exec("PRAGMA cache_size=" + std::to_string(kStoreCacheKiB * -1));
-  // Foreign keys stay off while migrating: a rebuilt table is dropped and replaced, which with
-  // them on would cascade into the rows that reference it. The check runs before the commit.
-  const int version = schema_version(*db);
-  const auto steps = migrations();
-  for (int v = version; v < kStoreSchemaVersion; ++v) {
-    Transaction tx(*db);
-    if (v == 3) {
-      db->exec(kVersion4Create);
-      pack_stored_rows(*db);
-      db->exec(version4_finish());
-    } else {
-      db->exec(steps[static_cast<std::size_t>(v)]);
+  // Under the lock: a file created here and not made a store (a full disk) is removed again.
+  const bool existed = fs::exists(path);
+  try {
+    auto db = std::make_unique<Db>(path);
+    db->hold(lock);
+    lock->lock_database_file(path);
+    prepare_store(*db, path);
+    return db;
+  } catch (...) {
+    if (!existed) {
+      std::error_code ec;
+      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix, ec);
     }
-    if (db->query_int("SELECT 1 FROM pragma_foreign_key_check LIMIT 1")) {
-      throw std::runtime_error("database " + path + ": migration to schema version " +
-                               std::to_string(v + 1) +
-                               " left dangling references; the store was left as it was");
-    }
-    db->exec("PRAGMA user_version = " + std::to_string(v + 1));
-    tx.commit();
+    throw;
   }
-  db->exec("PRAGMA foreign_keys=ON");
-  return db;
 }
 
 std::unique_ptr<Db> open_existing_store(const std::string& path) {

@@ -71,6 +71,11 @@ std::string describe_full(const std::string& db_path, const std::string& message
 
 }  // namespace
 
+bool disk_is_full(const std::string& db_path) {
+  const std::optional<Free> free = least_free(db_path);
+  return free && free->bytes < kFullDiskBytes;
+}
+
 std::string describe_sqlite_error(const std::string& db_path, int extended_code,
                                   const std::string& message, int length_limit) {
   switch (extended_code & 0xff) {

@@ -15,6 +15,9 @@ inline constexpr unsigned long long kFullDiskBytes = 64ull * 1024 * 1024;
 // the free space and says whether it is the disk (then it keeps SQLite's words, which the
 // launcher classes as an environment failure) or an SQLite limit; SQLITE_TOOBIG names the
 // connection's length limit (`length_limit`, sqlite3_limit SQLITE_LIMIT_LENGTH).
+// Whether the store's folder or SQLite's temporary folder holds less than kFullDiskBytes.
+bool disk_is_full(const std::string& db_path);
+
 std::string describe_sqlite_error(const std::string& db_path, int extended_code,
                                   const std::string& message, int length_limit);
 

@@ -50,31 +50,57 @@ std::map<std::string, std::weak_ptr<WriterLock>>& registry() {
   return locks;
 }
 
-std::string registry_key(const std::string& lock_path) {
+// The store's own name with every symlink resolved, so that two names of one file (a symlink,
+// a relative and an absolute path) share one lock file.
+std::string real_path(const std::string& db_path) {
   std::error_code ec;
-  const auto absolute = std::filesystem::absolute(lock_path, ec);
-  return ec ? lock_path : absolute.lexically_normal().string();
+  const auto resolved = std::filesystem::weakly_canonical(db_path, ec);
+  if (!ec) return resolved.string();
+  const auto absolute = std::filesystem::absolute(db_path, ec);
+  return ec ? db_path : absolute.lexically_normal().string();
 }
 
 }  // namespace
 
 std::string writer_lock_path(const std::string& db_path) {
-  return db_path + ".lock";
+  return real_path(db_path) + ".lock";
 }
 
 WriterLock::WriterLock(std::string lock_path, int fd, std::string stale_holder)
     : lock_path_(std::move(lock_path)), fd_(fd), stale_holder_(std::move(stale_holder)) {}
 
 WriterLock::~WriterLock() {
+  // Closed only now, after the store's SQLite connection: closing any descriptor of a file
+  // drops the process's POSIX locks on it, SQLite's included.
+  if (database_fd_ >= 0) close(database_fd_);
   // Unlinked while still held: a writer waiting on the old file sees it is gone and retries.
   if (same_file(fd_, lock_path_)) unlink(lock_path_.c_str());
   close(fd_);
 }
 
+void WriterLock::lock_database_file(const std::string& db_path) {
+  if (database_fd_ >= 0) return;  // shared within the process: locked once
+  const int fd = open(db_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw UsageError("database " + db_path +
+                     ": cannot open it to lock it: " + std::strerror(errno));
+  }
+  // flock on the file itself (its inode), independent of SQLite's POSIX record locks: a hard
+  // link, whose name gives another lock file, still meets this one.
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    throw UsageError("database " + db_path +
+                     " is being written by another culprit through another name of the same "
+                     "file (a hard link): wait for it to finish, or use another --db (readers "
+                     "such as `culprit runs` keep working meanwhile)");
+  }
+  database_fd_ = fd;
+}
+
 std::shared_ptr<WriterLock> WriterLock::acquire(const std::string& db_path) {
   const std::string lock_path = writer_lock_path(db_path);
   const std::lock_guard<std::mutex> guard(registry_mutex);
-  const std::string key = registry_key(lock_path);
+  const std::string key = lock_path;
   if (auto held = registry()[key].lock()) return held;
 
   for (int attempt = 0; attempt < 100; ++attempt) {

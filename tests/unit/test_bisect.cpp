@@ -463,7 +463,8 @@ TEST_CASE("git range: first-parent commits, per-commit worktrees, cached builds,
   CHECK(!again.ok);
 
   CHECK(culprit::bisect::substitute({"{worktree}/app", "--config", "{config}", "{commit}"},
-                                    {{"worktree", "/w"}, {"commit", "abc"}}) ==
+                                    {{"worktree", "/w"}, {"commit", "abc"}},
+                                    culprit::BraceEscapes::kKeep) ==
         std::vector<std::string>{"/w/app", "--config", "{config}", "abc"});
 }
 

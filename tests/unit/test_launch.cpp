@@ -12,6 +12,8 @@
 
 #include "culprit/errors.hpp"
 #include "culprit/launch/execute.hpp"
+#include "culprit/launch/import_run.hpp"
+#include "culprit/launch/interrupt.hpp"
 #include "culprit/launch/launch_command.hpp"
 #include "culprit/launch/process.hpp"
 #include "culprit/storage/merge.hpp"
@@ -167,6 +169,21 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
     CHECK(cmd.launcher == "direct");
     CHECK(cmd.argv == V{"culprit-sim", "--config", "/w/c.json", "--out", "/w/r.db"});
   }
+}
+
+TEST_CASE("item 9 (#38): only {config} and {out} are replaced, {{ and }} are literal braces") {
+  LaunchEnvironment env;
+  env.mpirun = "mpirun";
+  manifest::Configuration c;
+  c.backend = "cpu";
+  c.ranks = 1;
+  c.command = {
+      "sh",          "-c",          "echo ${HOME} {{config}} | awk '{print $1}'", R"({"lr": 0.1})",
+      "--out={out}", "{{{config}}}"};
+  const auto cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  const std::vector<std::string> tail(cmd.argv.end() - 6, cmd.argv.end());
+  CHECK(tail == std::vector<std::string>{"sh", "-c", "echo ${HOME} {config} | awk '{print $1}'",
+                                         R"({"lr": 0.1})", "--out=/w/r.db", "{/w/c.json}"});
 }
 
 TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTHONPATH") {
@@ -604,4 +621,26 @@ TEST_CASE("the cpu backend runs the command under mpirun with 2 ranks") {
   CHECK(result.runs[0].median_ms.value() == doctest::Approx(7.0));
   CHECK(db->query_int("SELECT count(*) FROM runs WHERE launcher = 'mpirun' AND binding = 'none'")
             .value() == 2);
+}
+
+TEST_CASE("item 12 (#38): SIGINT during culprit import stores nothing and exits 130") {
+  // A real trace pair (tests/data/importers/ddp-last-work-cut); the signal arrives while the
+  // traces are read (raised under an outer scope, as a Ctrl-C would be).
+  const std::string db =
+      (std::filesystem::temp_directory_path() / "culprit_unit_import_sigint.db").string();
+  std::filesystem::remove(db);
+  importers::ImportOptions options;
+  options.experiment = "interrupted";
+  options.label = "baseline";
+  const InterruptScope scope;
+  raise(SIGINT);
+  try {
+    import_into_store(db, {CULPRIT_TEST_DATA "/importers/ddp-last-work-cut/traces"}, options,
+                      {"culprit", "import"});
+    FAIL("the import was not stopped");
+  } catch (const Interrupted& e) {
+    CHECK(e.exit_code() == 130);
+    CHECK(std::string(e.what()).find("nothing was stored") != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(db));
 }

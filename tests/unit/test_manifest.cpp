@@ -448,6 +448,23 @@ levels = [{ rank = 1, phase = "layer2", ms = 30 }]
   }
 }
 
+TEST_CASE("item 9 (#38): braces that are no placeholder pass; {{ }} escape; a typo is refused") {
+  // Hand-written manifests: JSON, awk and a shell's ${VAR} in a version's command.
+  const std::string ok = R"([baseline]
+version = "app"
+ranks = 2
+[versions.app]
+command = ["sh", "-c", "echo ${HOME} {{config}} | awk '{print $1}'", "{\"lr\": 0.1}", "{config}"]
+)";
+  CHECK(error_of(ok).empty());
+  const Plan plan = make_plan(parse_manifest(ok, "m.toml"), 2);
+  CHECK(plan.configs[0].command[2] == "echo ${HOME} {{config}} | awk '{print $1}'");
+  const std::string typo = replaced(ok, "\"{config}\"]", "\"{conifg}\"]");
+  CHECK(contains(error_of(typo), "'{conifg}'"));
+  CHECK(contains(error_of(typo), "write it twice ({{conifg}})"));
+  CHECK(error_of(replaced(ok, "\"{config}\"]", "\"{{conifg}}\"]")).empty());
+}
+
 TEST_CASE("experiments/torch-ddp.toml validates: versions with a command, region-name delays") {
   const Plan plan = make_plan(load_manifest((kExperiments / "torch-ddp.toml").string()), 2);
   CHECK(labels(plan) ==

@@ -163,3 +163,15 @@ TEST_CASE("repetitions: enough for the control to decide at the margin, 8 to 60"
   CHECK(repetitions_for_excess(2.0, 1, 30.0) == 18);  // (2.5 x 2 / 1.2)^2 = 17.4
   CHECK(repetitions_for_excess(2.0, 0, 30.0) == 8);
 }
+
+TEST_CASE("item 2 (#38): one run as both baseline and candidate is refused") {
+  // The same synthetic run twice: its own straggler would be "reproduced" as a change of 0 ms.
+  SyntheticSpec s = spec();
+  s.jitter_cv = 0.01;
+  s.delays.push_back({1, "gemm.fwd", 0, -1, 3.0});
+  auto run = synthesize(s);
+  run.run_id = 4;
+  CHECK_THROWS_WITH_AS(reduce_runs(run, run, {}, {}),
+                       doctest::Contains("run 4 is both the baseline and the candidate"),
+                       culprit::UsageError);
+}

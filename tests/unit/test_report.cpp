@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "culprit/report/compare_report.hpp"
+#include "culprit/report/html_report.hpp"
 #include "culprit/report/terminal_text.hpp"
 
 using namespace culprit;
@@ -180,4 +181,24 @@ TEST_CASE("terminal text: control characters escaped, line breaks kept by printa
   CHECK(printable_lines("") == "");
   CHECK(printable_lines("\n\n") == "\n\n");
   CHECK(printable_lines("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 passes through
+}
+
+TEST_CASE("item 8 (#38): names holding <!--<script> cannot break the report's data block") {
+  // Hand-written: an experiment name and a note that would open a comment or close the element.
+  report::ReportData data;
+  data.experiment = "x<!--<script>";
+  data.notes = {"a note </script><!-- y"};
+  const std::string html = report::report_html(data);
+  const std::string open = R"(<script type="application/json" id="culprit-data">)";
+  const auto begin = html.find(open);
+  REQUIRE(begin != std::string::npos);
+  const auto end = html.find("</script>", begin + open.size());
+  REQUIRE(end != std::string::npos);
+  const std::string block = html.substr(begin + open.size(), end - begin - open.size());
+  CHECK(block.find('<') == std::string::npos);
+  CHECK(block.find(R"(\u003c!--\u003cscript>)") != std::string::npos);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(block).get(doc) == simdjson::SUCCESS);
+  CHECK(html.find("<title>culprit report: x&lt;!--&lt;script&gt;</title>") != std::string::npos);
 }

@@ -1,9 +1,11 @@
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <vector>
 
@@ -589,6 +591,43 @@ TEST_CASE("one writer per store: a second process is refused naming the holder")
   CHECK_FALSE(fs::exists(path + ".lock"));
 }
 
+TEST_CASE("item 1 (#38): the writer lock is the store's file, not the name it was given") {
+  // Hand-written: a store written by a child process, reached through a symlink and a hard link.
+  const auto dir = fs::temp_directory_path() / "culprit_unit_lock_names";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto path = (dir / "s.db").string();
+  { auto db = open_store(path); }
+  fs::create_symlink(path, dir / "link.db");
+  fs::create_hard_link(path, dir / "hard.db");
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    auto db = open_store(path);
+    char byte = 1;
+    [[maybe_unused]] auto n = write(ready[1], &byte, 1);
+    pause();
+    _exit(0);
+  }
+  char byte = 0;
+  REQUIRE(read(ready[0], &byte, 1) == 1);
+  const std::string holder =
+      "being written by another culprit (pid " + std::to_string(child) + " on ";
+  CHECK_THROWS_WITH_AS(open_store((dir / "link.db").string()), doctest::Contains(holder.c_str()),
+                       culprit::UsageError);
+  CHECK_THROWS_WITH_AS(open_store((dir / "hard.db").string()),
+                       doctest::Contains("through another name of the same file (a hard link)"),
+                       culprit::UsageError);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  close(ready[0]);
+  close(ready[1]);
+  { auto db = open_store((dir / "hard.db").string()); }  // free again once the holder is gone
+  CHECK(writer_lock_path((dir / "link.db").string()) == writer_lock_path(path));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("open_store refuses a foreign SQLite file and leaves it untouched") {
   const auto path = (fs::temp_directory_path() / "culprit_unit_foreign.db").string();
   fs::remove(path);
@@ -606,4 +645,37 @@ TEST_CASE("open_store refuses a foreign SQLite file and leaves it untouched") {
     CHECK(raw.query_int("SELECT count(*) FROM sqlite_master").value() == 1);
   }
   fs::remove(path);
+}
+
+TEST_CASE(
+    "item 13 (#38): a full disk is a usage error, and a store it kept from being made is "
+    "removed") {
+  // The file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) stands in for a full disk, in a child.
+  const auto path = (fs::temp_directory_path() / "culprit_unit_full_disk.db").string();
+  for (const char* suffix : {"", "-wal", "-shm", ".lock"}) fs::remove(path + suffix);
+  const pid_t child = fork();
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    int code = 3;
+    try {
+      open_store(path);
+      code = 4;
+    } catch (const culprit::UsageError& e) {
+      code =
+          std::string(e.what()).find("free space on its file system") != std::string::npos ? 0 : 5;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      code = 6;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  const int code = WEXITSTATUS(status);
+  CHECK(code == 0);  // 6: not a UsageError (exit 1 "internal error" before)
+  CHECK_FALSE(fs::exists(path));
+  CHECK_FALSE(fs::exists(path + "-wal"));
 }

@@ -177,6 +177,11 @@ double run_to_run_cv(const std::vector<double>& medians) {
 Reduction reduce_runs(const storage::RunData& baseline, const storage::RunData& candidate,
                       const ReductionOptions& options,
                       const std::vector<double>& baseline_config_medians) {
+  if (baseline.run_id != 0 && baseline.run_id == candidate.run_id) {
+    throw UsageError("run " + std::to_string(baseline.run_id) +
+                     " is both the baseline and the candidate: reduce reproduces the change "
+                     "from one run to another; pass two different runs (see `culprit runs`)");
+  }
   if (baseline.ranks != candidate.ranks) {
     throw UsageError("runs " + std::to_string(baseline.run_id) + " and " +
                      std::to_string(candidate.run_id) + " have " + std::to_string(baseline.ranks) +

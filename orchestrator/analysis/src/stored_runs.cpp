@@ -49,6 +49,35 @@ std::vector<double> sibling_run_medians(storage::Db& store, std::int64_t run_id)
   return storage::sibling_ok_medians(store, run_id);
 }
 
+void check_reducible_pair(storage::Db& store, std::int64_t baseline_run,
+                          std::int64_t candidate_run) {
+  if (baseline_run == candidate_run) {
+    throw UsageError("run " + std::to_string(baseline_run) +
+                     " is both the baseline and the candidate: reduce reproduces the change "
+                     "from one run to another; pass two different runs (see `culprit runs`)");
+  }
+  std::vector<storage::RunSummary> runs;
+  for (const std::int64_t id : {baseline_run, candidate_run}) {
+    auto run = storage::find_run(store, id);
+    if (!run) {
+      throw UsageError("no run " + std::to_string(id) + " in the store: see `culprit runs`");
+    }
+    if (run->status != "ok") {
+      throw UsageError("run " + std::to_string(id) + " is " + run->status +
+                       ", not ok: reduce needs two successful runs (see `culprit runs`)");
+    }
+    runs.push_back(std::move(*run));
+  }
+  if (runs[0].experiment != runs[1].experiment) {
+    throw UsageError("runs " + std::to_string(baseline_run) + " and " +
+                     std::to_string(candidate_run) + " belong to the experiments '" +
+                     runs[0].experiment + "' and '" + runs[1].experiment +
+                     "': reduce compares a baseline and a candidate of one experiment (the same "
+                     "job and model); pick two runs of one experiment, or import both with the "
+                     "same --experiment");
+  }
+}
+
 bool level_is_true(const StoredConfig& config) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

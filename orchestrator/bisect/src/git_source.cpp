@@ -127,18 +127,10 @@ std::string uncommitted_changes_hash(const std::string& dir) {
 }
 
 std::vector<std::string> substitute(const std::vector<std::string>& argv,
-                                    const std::map<std::string, std::string>& values) {
+                                    const std::map<std::string, std::string>& values,
+                                    BraceEscapes escapes) {
   std::vector<std::string> out;
-  for (std::string arg : argv) {
-    for (const auto& [name, value] : values) {
-      const std::string placeholder = "{" + name + "}";
-      for (auto at = arg.find(placeholder); at != std::string::npos;
-           at = arg.find(placeholder, at + value.size())) {
-        arg.replace(at, placeholder.size(), value);
-      }
-    }
-    out.push_back(std::move(arg));
-  }
+  for (const std::string& arg : argv) out.push_back(substitute_placeholders(arg, values, escapes));
   return out;
 }
 
@@ -202,7 +194,8 @@ BuildOutcome build_in_place(const std::string& dir, const std::string& commit,
     outcome.ok = true;
     return outcome;
   }
-  const auto argv = substitute(build_argv, {{"worktree", dir}, {"commit", commit}});
+  const auto argv =
+      substitute(build_argv, {{"worktree", dir}, {"commit", commit}}, BraceEscapes::kResolve);
   log_line(log_path, "$ " + join(argv));
   const auto result = run_logged(argv, dir, log_path);
   outcome.ok = result.ok();

@@ -136,7 +136,8 @@ manifest::VersionSpec git_version_spec(const manifest::GitBisectSpec& git, const
                                        const std::string& dir, const std::string& commit) {
   manifest::VersionSpec spec;
   spec.name = name;
-  spec.command = substitute(git.command, {{"worktree", dir}, {"commit", commit}});
+  spec.command =
+      substitute(git.command, {{"worktree", dir}, {"commit", commit}}, BraceEscapes::kKeep);
   if (!git.model_file.empty())
     spec.model = read_model_file((fs::path(dir) / git.model_file).string());
   spec.description = "commit " + commit;

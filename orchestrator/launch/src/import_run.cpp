@@ -1,12 +1,15 @@
 #include "culprit/launch/import_run.hpp"
 
+#include <filesystem>
 #include <utility>
 
 #include "culprit/common/json.hpp"
 #include "culprit/common/sha256.hpp"
 #include "culprit/common/text.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/launch/interrupt.hpp"
 #include "culprit/launch/record_run.hpp"
+#include "culprit/storage/queries.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
 
@@ -14,6 +17,35 @@ namespace culprit::launch {
 namespace {
 
 constexpr const char* kImportManifestHash = "import";
+
+// Ctrl-C / SIGTERM / SIGHUP while importing: stop with nothing stored, exit 128 + signal.
+void stop_if_interrupted(const std::string& when) {
+  if (const int signal = interrupt_signal()) {
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + " " + when +
+                                  ": nothing was stored; run the import again");
+  }
+}
+
+importers::ImportedRun read_traces(const std::vector<std::string>& paths,
+                                   const importers::ImportOptions& options) {
+  try {
+    importers::ImportedRun run = importers::import_traces(paths, options);
+    stop_if_interrupted("while reading the traces");
+    return run;
+  } catch (const Interrupted&) {
+    throw;
+  } catch (...) {
+    stop_if_interrupted("while reading the traces");  // a read cut short by the signal
+    throw;
+  }
+}
+
+// The store file (and its WAL files) of a store that held no run before this import, removed
+// again when the import fails: a refused import leaves no store behind.
+void remove_created_store(const std::string& db_path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_path + suffix, ec);
+}
 
 }  // namespace
 
@@ -82,6 +114,24 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
   return result;
 }
 
+namespace {
+
+StoredImport store_run(storage::Db& store, const importers::ImportedRun& run,
+                       const importers::ImportOptions& options,
+                       const std::vector<std::string>& command) {
+  ImportedRunRecord record;
+  record.experiment = options.experiment;
+  record.label = options.label;
+  record.contents = &run.contents;
+  record.resolved_json = run.contents.config_json;
+  record.backend = run.summary.backend;
+  record.ranks = run.summary.ranks;
+  record.command_json = Json(Json::Array(command.begin(), command.end())).dump();
+  return store_imported_run(store, record);
+}
+
+}  // namespace
+
 ImportOutcome import_into_store(const std::string& db_path, const std::vector<std::string>& paths,
                                 const importers::ImportOptions& options,
                                 const std::vector<std::string>& command) {
@@ -94,19 +144,23 @@ ImportOutcome import_into_store(const std::string& db_path, const std::vector<st
                        "; remove tabs, line breaks and escape sequences from it");
     }
   }
-  importers::ImportedRun run = importers::import_traces(paths, options);
+  const InterruptScope interrupt_scope;
+  importers::ImportedRun run = read_traces(paths, options);
   ImportOutcome outcome;
   outcome.summary = run.summary;
-  auto store = storage::open_store(db_path);
-  ImportedRunRecord record;
-  record.experiment = options.experiment;
-  record.label = options.label;
-  record.contents = &run.contents;
-  record.resolved_json = run.contents.config_json;
-  record.backend = run.summary.backend;
-  record.ranks = run.summary.ranks;
-  record.command_json = Json(Json::Array(command.begin(), command.end())).dump();
-  outcome.stored = store_imported_run(*store, record);
+  auto store = storage::open_store(db_path);  // a store it created is removed if it fails
+  // Under the writer lock: a store holding no run is one this import may remove again.
+  const bool empty = storage::count_runs(*store) == 0;
+  try {
+    stop_if_interrupted("before storing the run");
+    outcome.stored = store_run(*store, run, options, command);
+  } catch (...) {
+    if (empty) {
+      store.reset();
+      remove_created_store(db_path);
+    }
+    throw;
+  }
   return outcome;
 }
 

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "culprit/common/json.hpp"
+#include "culprit/common/placeholders.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/process.hpp"
 
@@ -16,13 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kPmpiLibrary = "libculprit_pmpi.so";
-
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
 
 // culprit-step / culprit-sim beside culprit, else the bare name (looked up in PATH).
 std::string workload_executable(const std::string& name, const LaunchEnvironment& env) {
@@ -42,7 +36,8 @@ std::vector<std::string> workload_argv(const manifest::Configuration& config,
   }
   std::vector<std::string> argv;
   for (const std::string& arg : config.command) {
-    argv.push_back(replace_all(replace_all(arg, "{config}", config_path), "{out}", run_file));
+    argv.push_back(substitute_placeholders(arg, {{"config", config_path}, {"out", run_file}},
+                                           BraceEscapes::kResolve));
   }
   return argv;
 }

@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "culprit/common/placeholders.hpp"
 #include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
@@ -337,20 +338,18 @@ bool valid_version_name(std::string_view name) {
   });
 }
 
-// Only {config} and {out} are substituted; anything else in braces is a typo.
+// Only {config} and {out} are substituted ({{ and }} are literal braces); any other brace is
+// kept as written, except a `{word}` of a placeholder's form, which is a typo of one.
 void check_placeholders(TomlReader& reader, const toml::node& node, const std::string& path,
                         const std::vector<std::string>& argv) {
+  static const std::vector<std::string> known = {"config", "out"};
   for (const auto& word : argv) {
-    for (std::size_t open = word.find('{'); open != std::string::npos;
-         open = word.find('{', open + 1)) {
-      const std::size_t close = word.find('}', open);
-      if (close == std::string::npos) break;
-      const std::string name = word.substr(open, close - open + 1);
-      if (name == "{config}" || name == "{out}") continue;
+    if (const auto name = unknown_placeholder(word, known)) {
       reader.problem(reader.at(node), path, "only the placeholders {config} and {out}",
-                     "'" + name + "' in \"" + word + "\"",
+                     "'" + *name + "' in \"" + word + "\"",
                      "write {config} for the resolved configuration file or {out} for the run "
-                     "file to write");
+                     "file to write; for a literal brace write it twice ({" +
+                         *name + "})");
     }
   }
 }

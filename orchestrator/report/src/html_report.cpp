@@ -11,13 +11,17 @@
 namespace culprit::report {
 namespace {
 
-// Inside <script>, "</" would end the element: JSON allows "<\/" for it.
+// Inside <script>, "</script" would end the element and "<!--" open a comment state that
+// swallows the drawing script: every '<' (in JSON only ever inside a string) becomes \u003c.
 std::string script_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    out += text[i];
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
+  for (const char c : text) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
+    }
   }
   return out;
 }

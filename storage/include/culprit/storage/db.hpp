@@ -101,6 +101,12 @@ class Db {
   [[noreturn]] void fail(std::string_view what) const;
   // SQLite's largest string or blob on this connection (SQLITE_LIMIT_LENGTH), in bytes.
   int length_limit() const;
+  // Throws culprit::UsageError for a full disk, quota or file size limit (SQLITE_FULL or IOERR
+  // with ENOSPC / EDQUOT / EFBIG from SQLite or `last_errno`, or SQLITE_FULL with the disk
+  // nearly full), else std::runtime_error with SQLite's error told as what it is
+  // (describe_sqlite_error: an SQLITE_FULL with room on the disk is an SQLite limit).
+  [[noreturn]] void throw_error(const std::string& what, const std::string& message,
+                                int last_errno) const;
   // Keeps `resource` (e.g. the store's WriterLock) alive as long as this connection.
   void hold(std::shared_ptr<void> resource) { held_ = std::move(resource); }
 

@@ -41,6 +41,11 @@ double configured_peak_flops(storage::Db& store, std::int64_t run_id);
 // The medians of the successful runs of `run_id`'s configuration (the run itself included):
 // the run-to-run noise a model of that configuration should have.
 std::vector<double> sibling_run_medians(storage::Db& store, std::int64_t run_id);
+// Refuses (culprit::UsageError, saying why) a pair `culprit reduce` cannot compare: a missing
+// run, one run given twice, runs of two experiments.
+void check_reducible_pair(storage::Db& store, std::int64_t baseline_run,
+                          std::int64_t candidate_run);
+
 // The configuration's level_json as a boolean when it is one (model.overlap levels).
 bool level_is_true(const StoredConfig& config);
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "culprit/common/placeholders.hpp"
+
 namespace culprit::bisect {
 
 struct GitCommit {
@@ -32,9 +34,11 @@ std::string head_commit(const std::string& dir);
 std::string uncommitted_changes_hash(const std::string& dir);
 
 // Replaces each "{name}" in every argument by values.at(name); other braces are left alone
-// ({config} and {out} are the launcher's).
+// ({config} and {out} are the launcher's); `{{`/`}}` are resolved to literal braces or, for a
+// command the launcher substitutes again, kept (culprit/common/placeholders.hpp).
 std::vector<std::string> substitute(const std::vector<std::string>& argv,
-                                    const std::map<std::string, std::string>& values);
+                                    const std::map<std::string, std::string>& values,
+                                    BraceEscapes escapes);
 
 struct BuildOutcome {
   bool ok = false;
