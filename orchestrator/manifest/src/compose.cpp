@@ -215,6 +215,20 @@ std::string delay_text(const DelayInjection& d) {
   return text;
 }
 
+// The one place {python} is replaced: by [experiment] python, else "python3" (looked up in
+// PATH at launch, and checked before the first run).
+std::vector<std::string> with_interpreter(std::vector<std::string> command,
+                                          const std::string& python) {
+  const std::string interpreter = python.empty() ? "python3" : python;
+  for (std::string& word : command) {
+    for (auto at = word.find("{python}"); at != std::string::npos;
+         at = word.find("{python}", at + interpreter.size())) {
+      word.replace(at, 8, interpreter);
+    }
+  }
+  return command;
+}
+
 Configuration compose(const Manifest& manifest, const Selection& selection,
                       Diagnostics& diagnostics) {
   const std::size_t problems_before = diagnostics.reports();
@@ -294,7 +308,8 @@ Configuration compose(const Manifest& manifest, const Selection& selection,
   for (const auto& d : selection.delays) check.delay(d.value, d.path, d.where);
 
   if (version != nullptr) {
-    config.command = version->command;
+    config.command = with_interpreter(version->command, manifest.settings.python);
+    config.python_placeholder = config.command != version->command;
     config.env = version->env;
   }
 

@@ -30,8 +30,8 @@ using detail::TomlReader;
 const std::vector<std::string> kSections = {"experiment", "stats",  "baseline",     "versions",
                                             "vary",       "bisect", "reduced_from", "launch"};
 const std::vector<std::string> kExperimentKeys = {
-    "name",  "description", "repetitions", "warmup_steps", "steps",
-    "order", "seed",        "timeout_s",   "db",           "design"};
+    "name", "description", "repetitions", "warmup_steps", "steps", "order",
+    "seed", "timeout_s",   "db",          "design",       "python"};
 const std::vector<std::string> kStatsKeys = {"alpha", "margin", "max_repetitions"};
 const std::vector<std::string> kBaselineKeys = {"version", "ranks",      "backend",  "model",
                                                 "inject",  "instrument", "step_rule"};
@@ -165,6 +165,7 @@ void parse_experiment(TomlReader& reader, const toml::table& table, ExperimentSe
   reader.read(table, "db", p, s.db, {}, "db = \"results.db\"");
   reader.read(table, "design", p, s.design, {"one-factor-at-a-time", "factorial"},
               "design = \"factorial\"");
+  reader.read(table, "python", p, s.python, {}, "python = \"/usr/bin/python3\"");
 }
 
 void parse_stats(TomlReader& reader, const toml::table& table, ExperimentSettings& s) {
@@ -272,7 +273,8 @@ std::string raw_baseline_version(const toml::table& root) {
 void parse_launch(TomlReader& reader, const toml::table& table, LaunchSettings& s) {
   const std::string p = "launch";
   reader.only_keys(table, p, kLaunchKeys);
-  reader.read(table, "launcher", p, s.launcher, {"auto", "mpirun", "srun"}, "launcher = \"auto\"");
+  reader.read(table, "launcher", p, s.launcher, {"auto", "mpirun", "srun", "torchrun"},
+              "launcher = \"auto\"");
   reader.read(table, "ranks_per_node", p, s.ranks_per_node, 1, 1'000'000, "ranks_per_node = 8");
   reader.read(table, "binding", p, s.binding, {"none", "core", "socket", "hwthread"},
               "binding = \"core\"");
@@ -337,7 +339,7 @@ bool valid_version_name(std::string_view name) {
   });
 }
 
-// Only {config} and {out} are substituted; anything else in braces is a typo.
+// Only {config}, {out} and {python} are substituted; anything else in braces is a typo.
 void check_placeholders(TomlReader& reader, const toml::node& node, const std::string& path,
                         const std::vector<std::string>& argv) {
   for (const auto& word : argv) {
@@ -346,11 +348,11 @@ void check_placeholders(TomlReader& reader, const toml::node& node, const std::s
       const std::size_t close = word.find('}', open);
       if (close == std::string::npos) break;
       const std::string name = word.substr(open, close - open + 1);
-      if (name == "{config}" || name == "{out}") continue;
-      reader.problem(reader.at(node), path, "only the placeholders {config} and {out}",
+      if (name == "{config}" || name == "{out}" || name == "{python}") continue;
+      reader.problem(reader.at(node), path, "only the placeholders {config}, {out} and {python}",
                      "'" + name + "' in \"" + word + "\"",
-                     "write {config} for the resolved configuration file or {out} for the run "
-                     "file to write");
+                     "write {config} for the resolved configuration file, {out} for the run "
+                     "file to write or {python} for [experiment] python");
     }
   }
 }
