@@ -2,13 +2,16 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <optional>
 
 #include "culprit/build_info.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/interrupt.hpp"
+#include "culprit/launch/launch_command.hpp"
 #include "log_sink.hpp"
 #include "subcommand.hpp"
 
@@ -19,6 +22,17 @@ void print_version() {
             << ")\n"
             << "cuda backend: " << (culprit::build::kHaveCuda ? "yes" : "no")
             << ", nccl: " << (culprit::build::kHaveNccl ? "yes" : "no") << "\n";
+  // Where this culprit finds its parts (relative to itself when installed).
+  const auto env = culprit::launch::detect_launch_environment(
+      [](const std::string& key) -> std::optional<std::string> {
+        if (key == "CULPRIT_LAUNCHER" || key == "CULPRIT_BIND") return std::nullopt;
+        const char* value = std::getenv(key.c_str());
+        return value ? std::optional<std::string>(value) : std::nullopt;
+      });
+  const auto or_none = [](const std::string& s) { return s.empty() ? "(not found)" : s; };
+  std::cout << "workloads: " << or_none(env.workload_dir) << "\n"
+            << "python module: " << or_none(env.python_module_dir) << "\n"
+            << "pmpi library: " << or_none(env.pmpi_library) << "\n";
 }
 
 // Every result goes through stdout: a write that failed (full disk, /dev/full, a closed file)

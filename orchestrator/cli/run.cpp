@@ -46,6 +46,9 @@ class SweepProgress : public launch::ProgressSink {
     if (already_ok > 0) spdlog::info("resuming: {} run(s) already ok", already_ok);
     spdlog::info("{} run(s) to execute", to_run);
   }
+  void on_preflight(const std::vector<std::string>& lines) override {
+    for (const std::string& line : lines) spdlog::info("preflight: {}", report::printable(line));
+  }
   void on_run_start(const launch::RunProgress& p) override {
     if (live_) draw(p);
   }
@@ -62,7 +65,12 @@ class SweepProgress : public launch::ProgressSink {
       spdlog::info("{}", line);
     } else {
       spdlog::warn("{}", line);
-      if (!r.stderr_tail.empty()) {
+      const std::string signature = launch::failure_signature(r);
+      if (!r.stderr_tail.empty() && signature == last_failure_) {
+        spdlog::warn("stderr tail: as run {}'s above", last_failed_run_);
+      } else if (!r.stderr_tail.empty()) {
+        last_failure_ = signature;
+        last_failed_run_ = r.run_id;
         // The child's own lines, kept as lines; only escape sequences are neutralised.
         std::string tail;
         for (const char c : r.stderr_tail) {
@@ -81,6 +89,8 @@ class SweepProgress : public launch::ProgressSink {
     std::fflush(stderr);
   }
   bool live_;
+  std::string last_failure_;  // failure_signature of the last tail printed
+  std::int64_t last_failed_run_ = 0;
 };
 
 }  // namespace

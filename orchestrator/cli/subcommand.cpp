@@ -34,7 +34,7 @@ void add_launcher_option(CLI::App& command, std::string& launcher) {
       .add_option("--launcher", launcher,
                   "auto (srun inside a Slurm allocation, mpirun outside), mpirun or srun; "
                   "overrides [launch] launcher and CULPRIT_LAUNCHER")
-      ->check(CLI::IsMember({"auto", "mpirun", "srun"}));
+      ->check(CLI::IsMember({"auto", "mpirun", "srun", "torchrun"}));
 }
 
 std::string store_path(const CommonOptions& options, const std::string& manifest_db) {

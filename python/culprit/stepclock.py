@@ -57,6 +57,8 @@ class StepClock:
 
     def __init__(self, config=None, run_file=None, warmup_steps=None, steps=None,
                  source=None, init=True, backend=None, exchanges=CLOCK_EXCHANGES):
+        runfile.schema_path()  # the run-file DDL: missing, say so now, not after training
+        under_culprit_run = not config and bool(os.environ.get("CULPRIT_CONFIG"))
         config = config or os.environ.get("CULPRIT_CONFIG")
         if config:
             self.config = RunConfig.load(config)
@@ -65,10 +67,8 @@ class StepClock:
         else:
             raise ConfigError("no resolved configuration: CULPRIT_CONFIG is not set (run under "
                               "`culprit run`, or pass StepClock(warmup_steps=..., steps=...))")
-        if warmup_steps is not None and config:
-            self.config.warmup_steps = int(warmup_steps)
-        if steps is not None and config:
-            self.config.steps = int(steps)
+        if config:
+            self._override_steps(warmup_steps, steps, under_culprit_run)
         run_file = run_file or os.environ.get("CULPRIT_RUN_FILE")
         self.run_file = os.path.abspath(run_file) if run_file else None
         self.source = source or os.path.basename(sys.argv[0] or "application") or "application"
@@ -104,6 +104,23 @@ class StepClock:
         self._finished = False
         self.started_at = _utc_now()
         self._start = self._sync()
+
+    def _override_steps(self, warmup_steps, steps, under_culprit_run):
+        """StepClock(warmup_steps=..., steps=...) over a configuration: by hand (config= given)
+        they replace its values; under `culprit run` ($CULPRIT_CONFIG) the manifest decides, and
+        a value that disagrees is an error naming it."""
+        asked = [(k, int(v)) for k, v in (("warmup_steps", warmup_steps), ("steps", steps))
+                 if v is not None]
+        differ = [(k, v) for k, v in asked if v != getattr(self.config, k)]
+        if differ and under_culprit_run:
+            raise ConfigError(
+                "StepClock(%s) disagrees with the manifest (%s) under `culprit run`: drop the "
+                "argument%s, or change [experiment] in the manifest" % (
+                    ", ".join("%s=%d" % kv for kv in differ),
+                    ", ".join("%s = %d" % (k, getattr(self.config, k)) for k, _ in differ),
+                    "s" if len(differ) > 1 else ""))
+        for k, v in asked:
+            setattr(self.config, k, v)
 
     # -- steps -------------------------------------------------------------------------------
     @property

@@ -7,3 +7,7 @@ culprit_integration_test(build.missing_package ${CMAKE_CURRENT_LIST_DIR}/build/m
 culprit_integration_test(build.install_package ${CMAKE_CURRENT_LIST_DIR}/build/install_package.sh
   ARGS ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/build_install_package
   TIMEOUT 300 PROPERTIES RESOURCE_LOCK mpi)
+
+# scripts/bootstrap: the demo's packages apart from the test suite's extras (--tests).
+culprit_integration_test(build.bootstrap_sets ${CMAKE_CURRENT_LIST_DIR}/build/bootstrap_sets.sh
+  ARGS ${CMAKE_SOURCE_DIR} TIMEOUT 30)

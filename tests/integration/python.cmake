@@ -48,3 +48,14 @@ culprit_integration_test(python.ddp_validate ${_py_scripts}/ddp_validate.sh
 culprit_integration_test(python.profile_import ${_py_scripts}/profile_import.sh
   ARGS ${CULPRIT_BIN_DIR} ${_py_work}/profile_import ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}
   TIMEOUT 600 PROPERTIES RUN_SERIAL TRUE)
+# Installing (issue 37): the Python package with pip (offline, Debian's setuptools) and the
+# whole tree with cmake --install, each used from where it was put, away from the checkout.
+culprit_integration_test(python.package_install ${_py_scripts}/package_install.sh
+  ARGS ${CMAKE_SOURCE_DIR} ${_py_work}/package_install ${CULPRIT_TORCH_PYTHON} TIMEOUT 120)
+culprit_integration_test(python.install_tree ${_py_scripts}/install_tree.sh
+  ARGS ${CMAKE_BINARY_DIR} ${_py_work}/install_tree ${CULPRIT_TORCH_PYTHON}
+  TIMEOUT 120 PROPERTIES RESOURCE_LOCK mpi)
+# [launch] launcher = "torchrun" with 2 ranks (issue 37).
+culprit_integration_test(python.torchrun ${_py_scripts}/torchrun.sh
+  ARGS ${CULPRIT_BIN_DIR} ${_py_work}/torchrun ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}
+  TIMEOUT 300 PROPERTIES RESOURCE_LOCK mpi)

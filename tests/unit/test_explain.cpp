@@ -83,6 +83,12 @@ TEST_CASE("explain: a straggler's delay is the candidate's straggler component")
   CHECK(json.rfind("{\"experiment\":\"x\",\"explanations\":[{", 0) == 0);
   CHECK(json.find("\"skipped\":[]}") != std::string::npos);
   CHECK(json.find("\"busy_share\":") != std::string::npos);
+  // These runs are shorter than one sampling period: no dashboard line (issue 37), until a run
+  // has samples.
+  REQUIRE(e.baseline_activity.samples == 0);
+  REQUIRE(e.candidate_activity.samples == 0);
+  CHECK(report::explain_text(stored).find("sampled activity") == std::string::npos);
+  stored.explanations[0].candidate_activity.samples = 3;
   const std::string text = report::explain_text(stored);
   CHECK(text.find("sampled activity (a 1 s dashboard): baseline ") != std::string::npos);
   CHECK(text.find("it does not locate the cause") != std::string::npos);

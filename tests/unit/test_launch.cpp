@@ -15,9 +15,11 @@
 #include "culprit/launch/import_run.hpp"
 #include "culprit/launch/interrupt.hpp"
 #include "culprit/launch/launch_command.hpp"
+#include "culprit/launch/preflight.hpp"
 #include "culprit/launch/process.hpp"
 #include "culprit/storage/merge.hpp"
 #include "culprit/storage/queries.hpp"
+#include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
 #include "temp_store.hpp"
 
@@ -526,7 +528,7 @@ TEST_CASE("failures are classified and the sweep goes on") {
   CHECK(retried.stopped_early);
 }
 
-TEST_CASE("a missing workload is refused before any run, nothing marked") {
+TEST_CASE("a missing workload is refused before any run, nothing registered") {
   TempStore store("missing_workload");
   auto db = storage::open_store(store.path);
   auto plan = fake_plan({fake_config("baseline", {}), fake_config("missing", {})}, 2);
@@ -535,7 +537,129 @@ TEST_CASE("a missing workload is refused before any run, nothing marked") {
                        doctest::Contains("workload '/nonexistent/culprit-app' of configuration "
                                          "'missing' is not an executable file"),
                        UsageError);
-  CHECK(status_counts(*db) == std::map<std::string, int>{{"pending", 4}});
+  // A new experiment is not even registered: fixing the manifest is no change to --force.
+  CHECK(status_counts(*db).empty());
+  CHECK_FALSE(storage::find_experiment(*db, "unit"));
+}
+
+namespace {
+
+// A folder with hand-written stand-ins: `python3` runs the real interpreter with a fake torch
+// package first on its path ("good") or with a torch that cannot be imported ("without-torch");
+// culprit/ is a fake culprit package, put on PYTHONPATH as `culprit run` puts the real one.
+struct FakePythons {
+  fs::path root = fs::temp_directory_path() / "culprit_unit_preflight";
+  FakePythons() {
+    fs::remove_all(root);
+    write("culprit/__init__.py", "");
+    write("good-site/torch/__init__.py", "__version__ = '0.0-fake'\n");
+    write("good-site/torch/distributed.py", "");
+    write("no-torch-site/torch/__init__.py",
+          "raise ModuleNotFoundError(\"No module named 'torch'\")\n");
+    for (const char* kind : {"good", "no-torch"}) {
+      const fs::path script = root / kind / "python3";
+      write(fs::relative(script, root).string(),
+            "#!/bin/sh\nPYTHONPATH=" + (root / (std::string(kind) + "-site")).string() +
+                ":$PYTHONPATH exec " + real_python() + " \"$@\"\n");
+      fs::permissions(script, fs::perms::owner_all);
+    }
+  }
+  ~FakePythons() { fs::remove_all(root); }
+  std::string good() const { return (root / "good" / "python3").string(); }
+  std::string without_torch() const { return (root / "no-torch" / "python3").string(); }
+  static std::string real_python() {
+    for (const char* name : {"python3", "/usr/bin/python3"})
+      if (auto found = find_in_path(name)) return *found;
+    return "python3";
+  }
+  void write(const std::string& relative, const std::string& text) const {
+    fs::create_directories((root / relative).parent_path());
+    std::ofstream(root / relative) << text;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("preflight: resolved paths, a Python interpreter without torch names the fix") {
+  const FakePythons fake;
+  auto plan = fake_plan({fake_config("baseline", {}), fake_config("v2", {})}, 1);
+  plan.settings.manifest_path = "experiments/torch-ddp.toml";
+  auto options = quick_options();
+  options.launch.python_path = (fake.root).string();
+  options.launch.suggested_python = fake.good();
+  // A tiny fake command: its absolute path, checked once.
+  CHECK(preflight(plan, {0, 1}, options.launch) ==
+        std::vector<std::string>{fake_workload() + " -> " + fake_workload()});
+  CHECK(is_python_interpreter("/usr/bin/python3.11"));
+  CHECK(is_python_interpreter("python"));
+  CHECK_FALSE(is_python_interpreter("pythonista"));
+  CHECK_FALSE(is_python_interpreter("/opt/python3/bin/lmp"));
+
+  plan.configs[0].command = {fake.good(), "train.py", "--out", "{out}"};
+  const auto lines = preflight(plan, {0}, options.launch);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == fake.good() + " -> " + fake.good() + " (torch 0.0-fake, culprit from " +
+                        (fake.root / "culprit" / "__init__.py").string() + ")");
+
+  plan.configs[1].command = {fake.without_torch(), "train.py", "--out", "{out}"};
+  plan.configs[1].python_placeholder = true;
+  CHECK_THROWS_WITH_AS(
+      preflight(plan, {0, 1}, options.launch),
+      ("configuration 'v2' runs the Python interpreter '" + fake.without_torch() + "' (" +
+       fake.without_torch() +
+       "), which cannot import torch (ModuleNotFoundError: No module named 'torch') with the "
+       "run's environment: nothing was run; set [experiment] python = \"" +
+       fake.good() + "\" in experiments/torch-ddp.toml (" + fake.good() +
+       " imports torch and culprit here), then run again")
+          .c_str(),
+      UsageError);
+  // Written as "python3" (no placeholder) and nothing better found: both halves of the fix.
+  plan.configs[1].python_placeholder = false;
+  options.launch.suggested_python = "";
+  const std::string both_halves =
+      "set [experiment] python = \"/path/to/python3-with-torch\" in experiments/torch-ddp.toml "
+      "and write \"{python}\" as the command's first word instead of \"" +
+      fake.without_torch() + "\"";
+  CHECK_THROWS_WITH_AS(preflight(plan, {1}, options.launch), doctest::Contains(both_halves.c_str()),
+                       UsageError);
+}
+
+TEST_CASE("torchrun: the Python command's interpreter runs torch.distributed.run") {
+  auto env = detect_launch_environment(manifest::LaunchSettings{"torchrun", 0, "", {}}, "",
+                                       [](const std::string&) { return std::nullopt; });
+  CHECK(env.use_torchrun);
+  manifest::Configuration c = fake_config("baseline", {}, "cpu", 2);
+  c.command = {"/usr/bin/python3", "train.py", "--config", "{config}", "--out", "{out}"};
+  const LaunchCommand command = build_launch_command(c, "/w/config.json", "/w/r/run.db", env);
+  CHECK(command.launcher == "torchrun");
+  CHECK(command.argv == std::vector<std::string>{"/usr/bin/python3", "-m", "torch.distributed.run",
+                                                 "--nproc_per_node=2", "--standalone",
+                                                 "--redirects", "1", "--tee", "2", "--log_dir",
+                                                 "/w/r/torchrun", "train.py", "--config",
+                                                 "/w/config.json", "--out", "/w/r/run.db"});
+  CHECK(command.env.at("CULPRIT_RUN_FILE") == "/w/r/run.db");
+  c.command = {"./lmp", "-in", "in.melt"};
+  CHECK_THROWS_WITH_AS(build_launch_command(c, "/w/config.json", "/w/r/run.db", env),
+                       doctest::Contains("launcher torchrun runs Python commands"), UsageError);
+}
+
+TEST_CASE("the first runs of two configurations failing alike stop the sweep") {
+  TempStore store("failing_alike");
+  auto db = storage::open_store(store.path);
+  auto plan = fake_plan({fake_config("baseline", {"--mode", "exit3"}),
+                         fake_config("v2", {"--mode", "exit3"}), fake_config("v3", {})},
+                        2);
+  const auto result = execute_plan(*db, plan, quick_options());
+  REQUIRE(result.runs.size() == 2);
+  CHECK(result.stopped_early);
+  CHECK(result.stop_reason ==
+        "the first runs of 'baseline' and 'v2' failed alike (exited with code 3): the cause is "
+        "what they share (command, interpreter, environment), so the rest stays pending; run " +
+            std::to_string(result.runs[1].run_id) +
+            "'s stderr tail above says why (kept in the store: runs.stderr_tail)");
+  CHECK(result.pending == 4);
+  CHECK(failure_signature(result.runs[0]) == failure_signature(result.runs[1]));
+  CHECK(status_counts(*db) == std::map<std::string, int>{{"failed", 2}, {"pending", 4}});
 }
 
 TEST_CASE("an environment error stops the sweep and leaves the rest pending") {

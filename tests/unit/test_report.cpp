@@ -7,9 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "culprit/analysis/attribution_score.hpp"
+#include "culprit/report/attribution_report.hpp"
 #include "culprit/report/compare_report.hpp"
+#include "culprit/report/explain_report.hpp"
 #include "culprit/report/html_report.hpp"
 #include "culprit/report/terminal_text.hpp"
+#include "culprit/report/validate_report.hpp"
 
 using namespace culprit;
 
@@ -201,4 +205,93 @@ TEST_CASE("item 8 (#38): names holding <!--<script> cannot break the report's da
   simdjson::dom::element doc;
   REQUIRE(parser.parse(block).get(doc) == simdjson::SUCCESS);
   CHECK(html.find("<title>culprit report: x&lt;!--&lt;script&gt;</title>") != std::string::npos);
+}
+
+// Hand-written inputs (issue 37's messages): a custom program's culprit has no microbatch and no
+// collective number; one rank waited; runs shorter than the 1 s sampling period have no sample.
+TEST_CASE("explain text: no -1 identifiers, one rank waited, no empty dashboard line") {
+  analysis::Explanation e;
+  e.baseline_label = "baseline";
+  e.candidate_label = "delay=rank1:layer2:30ms";
+  e.culprit.found = true;
+  e.culprit.rank = 1;
+  e.culprit.phase = "layer2";
+  e.culprit.excess_ms = 30.2;
+  e.culprit.steps_blamed = 12;
+  e.culprit.steady_steps = 12;
+  e.symptom.waiting_ranks = 1;
+  e.symptom.median_wait_ms = 29.5;
+  analysis::StoredExplanations stored;
+  stored.experiment = "torch-ddp";
+  stored.explanations.push_back(e);
+  const std::string text = report::explain_text(stored);
+  CHECK(text.find("cause: rank 1 layer2, +30.20 ms over the peer median (first unexplained "
+                  "divergence in 12/12 steps)\n") != std::string::npos);
+  CHECK(text.find("symptom: 1 rank waited a median 29.50 ms at the collective - it is not the "
+                  "cause\n") != std::string::npos);
+  CHECK(text.find("-1") == std::string::npos);
+  CHECK(text.find("sampled activity") == std::string::npos);
+  e.culprit.microbatch = 3;
+  e.culprit.collective = 0;
+  e.symptom.waiting_ranks = 63;
+  e.candidate_activity.samples = 2;
+  stored.explanations = {e};
+  const std::string long_run = report::explain_text(stored);
+  CHECK(long_run.find("cause: rank 1 layer2 microbatch 3, +30.20 ms") != std::string::npos);
+  CHECK(long_run.find("symptom: 63 ranks waited a median 29.50 ms at allreduce #0 - they are "
+                      "not the cause\n") != std::string::npos);
+  CHECK(long_run.find("sampled activity (a ") != std::string::npos);
+  e.symptom.waiting_ranks = 0;  // the culprit held nobody back beyond noise
+  stored.explanations = {e};
+  CHECK(report::explain_text(stored).find("symptom: no rank waited beyond noise\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("phase, place and waiter descriptions") {
+  CHECK(report::describe_phase("allreduce", -1) == "allreduce (late call)");
+  CHECK(report::describe_phase("allreduce", 2) == "allreduce bucket 2 (late call)");
+  CHECK(report::describe_place("gemm.fwd", 1, 0) == "gemm.fwd layer 1 microbatch 0");
+  CHECK(report::describe_place("optimizer", -1, -1) == "optimizer");
+  CHECK(report::describe_waiters(1, 2.5, 4) == "1 rank waited a median 2.50 ms at allreduce #4");
+  CHECK(report::describe_waiters(3, 2.5, -1) ==
+        "3 ranks waited a median 2.50 ms at the collective");
+}
+
+TEST_CASE("validate text: an uninjected version that regressed is reported, not scored") {
+  analysis::Scorecard card;
+  card.experiment = "torch-ddp";
+  analysis::RunCulprit blamed;
+  blamed.found = true;
+  blamed.rank = 1;
+  blamed.phase = "fc2";
+  blamed.excess_ms = 30;
+  card.controls.push_back({1, "baseline", analysis::RunCulprit{}, 10});
+  card.uninjected.push_back({2, "version=v2", blamed, 40});
+  card.uninjected.push_back({3, "ranks=4", analysis::RunCulprit{}, 11});
+  const std::string text = report::validate_text(card);
+  CHECK(text.find("    2  version=v2                         regressed without injection: rank 1 "
+                  "fc2 +30.00 ms\n") != std::string::npos);
+  CHECK(text.find("    3  ranks=4                            no injection: no rank diverges\n") !=
+        std::string::npos);
+  CHECK(text.find("false positives on controls: 0/1 = 0.0 %") != std::string::npos);
+  CHECK(text.find("FALSE POSITIVE") == std::string::npos);
+  const std::string json = report::validate_json(card);
+  CHECK(json.find("\"uninjected_runs\":[{\"run\":2,\"config\":\"version=v2\",\"blamed\":{") !=
+        std::string::npos);
+  CHECK(json.find("\"regressed\":true") != std::string::npos);
+  CHECK(json.find("\"false_positives\":0") != std::string::npos);
+}
+
+TEST_CASE("validate roles: only injections are cases; only baseline-like runs are controls") {
+  using analysis::RunRole;
+  analysis::InjectionTruth none, delay, slowdown;
+  delay.delay = analysis::InjectedDelay{1, "layer2", -1, -1, 30};
+  slowdown.other_injection = true;
+  CHECK(analysis::run_role(true, "", none) == RunRole::kControl);
+  CHECK(analysis::run_role(false, "delay", none) == RunRole::kControl);  // a level without delay
+  CHECK(analysis::run_role(false, "version", none) == RunRole::kUninjected);
+  CHECK(analysis::run_role(false, "ranks", none) == RunRole::kUninjected);
+  CHECK(analysis::run_role(false, "delay", delay) == RunRole::kCase);
+  CHECK(analysis::run_role(false, "version", delay) == RunRole::kCase);
+  CHECK(analysis::run_role(false, "model.slowdown", slowdown) == RunRole::kUnscored);
 }

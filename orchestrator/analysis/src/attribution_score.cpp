@@ -33,6 +33,12 @@ InjectionTruth stored_injection_truth(storage::Db& store, std::int64_t run_id) {
   }
 }
 
+RunRole run_role(bool is_baseline, const std::string& factor, const InjectionTruth& truth) {
+  if (truth.delay) return RunRole::kCase;
+  if (truth.other_injection) return RunRole::kUnscored;
+  return is_baseline || factor == "delay" ? RunRole::kControl : RunRole::kUninjected;
+}
+
 Scorecard score_experiment(storage::Db& store, const std::string& name,
                            const AttributionOptions& options,
                            const std::map<std::int64_t, RunAttribution>* attributed) {
@@ -52,7 +58,8 @@ Scorecard score_experiment(storage::Db& store, const std::string& name,
       // Blind: attributed before looking at the truth.
       const RunAttribution blind = known ? *known : attribute_run(run, options);
       const InjectionTruth truth = stored_injection_truth(store, stored.id);
-      if (truth.delay) {
+      const RunRole role = run_role(config.is_baseline, config.factor, truth);
+      if (role == RunRole::kCase) {
         ValidationCase c;
         c.run_id = stored.id;
         c.config = config.label;
@@ -64,10 +71,11 @@ Scorecard score_experiment(storage::Db& store, const std::string& name,
         c.hit = blind.culprit.is_code() && blind.culprit.rank == c.injected.rank &&
                 blind.culprit.phase == c.injected.phase;
         card.cases.push_back(std::move(c));
-      } else if (truth.other_injection) {
+      } else if (role == RunRole::kUnscored) {
         ++card.unscored;
       } else {
-        card.controls.push_back({stored.id, config.label, blind.culprit, blind.median_step_ms});
+        (role == RunRole::kControl ? card.controls : card.uninjected)
+            .push_back({stored.id, config.label, blind.culprit, blind.median_step_ms});
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "culprit/common/json.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/interrupt.hpp"
+#include "culprit/launch/preflight.hpp"
 #include "culprit/launch/process.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/storage/records.hpp"
@@ -84,6 +86,39 @@ struct RemoveIfEmpty {
   }
 };
 
+// The first run of each configuration in this sweep: when two configurations' first runs fail
+// alike (failure_signature), the cause is what they share (interpreter, environment), not
+// what they vary, and every further run would fail the same way.
+class FirstFailures {
+ public:
+  // The label of another configuration whose first run failed as `report` did, or "".
+  std::string same_as_another(const manifest::Plan& plan, int config_index,
+                              const RunReport& report) {
+    if (!first_.insert(config_index).second || report.status == storage::RunStatus::kOk ||
+        report.status == storage::RunStatus::kInterrupted)
+      return "";
+    const std::string signature = failure_signature(report);
+    for (const auto& [other, seen] : failures_) {
+      if (seen == signature) return plan.configs.at(static_cast<std::size_t>(other)).label;
+    }
+    failures_.emplace(config_index, signature);
+    return "";
+  }
+
+ private:
+  std::set<int> first_;
+  std::map<int, std::string> failures_;
+};
+
+std::string repeated_failure_reason(const std::string& other, const RunReport& report) {
+  return "the first runs of '" + other + "' and '" + report.config + "' failed alike (" +
+         report.error +
+         "): the cause is what they share (command, interpreter, environment), so the rest "
+         "stays pending; run " +
+         std::to_string(report.run_id) +
+         "'s stderr tail above says why (kept in the store: runs.stderr_tail)";
+}
+
 // Runs `todo` in order, reporting progress; appends reports to `result`.
 void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<Pending>& todo,
              const ExecuteOptions& options, ProgressSink* progress, ExecuteResult& result) {
@@ -93,6 +128,7 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
   double finished_wall = 0;
   int finished = 0;
   const InterruptScope interrupt_scope;
+  FirstFailures first_failures;
   for (std::size_t i = 0; i < todo.size(); ++i) {
     if (const int signal = interrupt_signal()) {
       throw Interrupted(signal, "interrupted by " + signal_name(signal) + " before run " +
@@ -153,6 +189,14 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
           "environment error in run " + interrupted_run + ": " + result.runs.back().error;
       return;
     }
+    if (const std::string other =
+            first_failures.same_as_another(plan, item.planned->config_index, result.runs.back());
+        !other.empty()) {
+      result.stopped_early = i + 1 < todo.size();
+      if (result.stopped_early)
+        result.stop_reason = repeated_failure_reason(other, result.runs.back());
+      return;
+    }
     if (!ok && options.fail_fast) {
       result.stopped_early = i + 1 < todo.size();
       if (result.stopped_early) result.stop_reason = "--fail-fast";
@@ -175,43 +219,43 @@ int count_not_ok(storage::Db& store, const std::vector<std::int64_t>& run_ids) {
   return count_status(store, run_ids, storage::RunStatus::kOk, false);
 }
 
-// A launcher or workload that is not there fails every run the same way within milliseconds
-// (a missing culprit-step even looks like a crash under mpirun): say so before the first run.
-void check_executables(const manifest::Plan& plan, const std::vector<Pending>& todo,
-                       const LaunchEnvironment& env) {
-  std::set<int> seen;
+// The configurations `todo` runs, each once, in order of first appearance.
+std::vector<int> configs_of(const std::vector<Pending>& todo) {
+  std::vector<int> configs;
   for (const Pending& item : todo) {
-    const int index = item.planned->config_index;
-    if (!seen.insert(index).second) continue;
-    const auto& config = plan.configs.at(static_cast<std::size_t>(index));
-    const LaunchCommand command = build_launch_command(config, "config.json", "run.db", env);
-    if (command.argv.empty()) continue;
-    const std::size_t workload_args = config.command.empty() ? 5 : config.command.size();
-    if (workload_args > command.argv.size()) continue;
-    std::vector<std::size_t> positions = {command.argv.size() - workload_args};
-    if (positions[0] != 0) positions.insert(positions.begin(), 0);
-    for (std::size_t at : positions) {
-      const std::string& name = command.argv[at];
-      const auto found = find_in_path(name);
-      if (found && access(found->c_str(), X_OK) == 0) continue;
-      const bool launcher = at == 0 && positions.size() > 1;
-      throw UsageError(
-          std::string(launcher ? "launcher" : "workload") + " '" + name + "' of configuration '" +
-          config.label + "' " +
-          (name.find('/') != std::string::npos
-               ? "is not an executable file"
-               : "is not found in PATH" +
-                     (launcher || env.workload_dir.empty()
-                          ? std::string()
-                          : " nor beside culprit (" + env.workload_dir + ")")) +
-          ": nothing was run; " +
-          (launcher ? "install it or put it on PATH" : "build or install it, or fix the command") +
-          ", then run again");
-    }
+    if (std::find(configs.begin(), configs.end(), item.planned->config_index) == configs.end())
+      configs.push_back(item.planned->config_index);
   }
+  return configs;
+}
+
+// The configurations of the shard's planned runs.
+std::vector<int> shard_configs(const manifest::Plan& plan, const Shard& shard) {
+  std::vector<int> configs;
+  for (const auto& run : plan.runs) {
+    if (shard.contains(run.position) &&
+        std::find(configs.begin(), configs.end(), run.config_index) == configs.end())
+      configs.push_back(run.config_index);
+  }
+  std::sort(configs.begin(), configs.end());  // the baseline first, as the manifest lists them
+  return configs;
+}
+
+void check_commands(const manifest::Plan& plan, const std::vector<int>& configs,
+                    const LaunchEnvironment& env, ProgressSink* progress) {
+  const std::vector<std::string> lines = preflight(plan, configs, env);
+  if (progress) progress->on_preflight(lines);
 }
 
 }  // namespace
+
+std::string failure_signature(const RunReport& report) {
+  // Process ids, job ids and timestamps differ between two runs failing alike.
+  static const std::regex digits("[0-9]+");
+  std::string tail = std::regex_replace(report.stderr_tail, digits, "#");
+  if (tail.size() > 1024) tail = tail.substr(tail.size() - 1024);
+  return std::string(storage::to_text(report.status)) + "\n" + report.error + "\n" + tail;
+}
 
 std::string Shard::text() const {
   return count == 1 ? std::string() : std::to_string(index) + "/" + std::to_string(count);
@@ -276,6 +320,11 @@ std::int64_t register_experiment(storage::Db& store, const manifest::Plan& plan,
 ExecuteResult execute_plan(storage::Db& store, const manifest::Plan& plan,
                            const ExecuteOptions& options, ProgressSink* progress) {
   ExecuteResult result;
+  // A new experiment (or a changed manifest) is checked before it is registered, so that the
+  // fix of a command that cannot start is not a manifest change to --force.
+  const auto existing = storage::find_experiment(store, plan.settings.name);
+  const bool fresh = !existing || existing->manifest_hash != plan.settings.manifest_hash;
+  if (fresh) check_commands(plan, shard_configs(plan, options.shard), options.launch, progress);
   result.experiment_id = register_experiment(store, plan, options.force);
   std::vector<Pending> todo;
   std::vector<std::int64_t> shard_runs;
@@ -296,7 +345,7 @@ ExecuteResult execute_plan(storage::Db& store, const manifest::Plan& plan,
     }
     tx.commit();
   }
-  check_executables(plan, todo, options.launch);
+  if (!fresh) check_commands(plan, configs_of(todo), options.launch, progress);
   if (progress)
     progress->on_sweep_start(result.already_ok, static_cast<int>(todo.size()), result.interrupted);
   run_all(store, plan, todo, options, progress, result);
@@ -309,6 +358,7 @@ ExecuteResult ensure_ok_runs(storage::Db& store, manifest::Plan& plan,
                              const std::vector<int>& configs, int ok_runs,
                              const ExecuteOptions& options, ProgressSink* progress) {
   ExecuteResult result;
+  check_commands(plan, configs, options.launch, progress);
   result.experiment_id = register_experiment(store, plan, options.force);
   result.interrupted = storage::mark_interrupted(store, result.experiment_id);
   auto config_ids = register_configurations(store, result.experiment_id, plan);
@@ -352,7 +402,6 @@ ExecuteResult ensure_ok_runs(storage::Db& store, manifest::Plan& plan,
       }
       tx.commit();
     }
-    check_executables(plan, todo, options.launch);
     run_all(store, plan, todo, options, progress, result);
     for (int c : needy) {
       if (executed[c] > 0 && ok_runs - deficit(c) == ok_before[c]) stuck.insert(c);

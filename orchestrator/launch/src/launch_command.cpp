@@ -9,6 +9,7 @@
 #include "culprit/common/json.hpp"
 #include "culprit/common/placeholders.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/launch/preflight.hpp"
 #include "culprit/launch/process.hpp"
 
 namespace culprit::launch {
@@ -49,9 +50,18 @@ std::string absolute_path(const std::string& path) {
   return ec ? path : absolute.lexically_normal().string();
 }
 
-// The folder of the `culprit` Python module: CULPRIT_PYTHON_DIR, else the source tree's.
-std::string python_module_dir(const EnvLookup& lookup) {
+// The folder of the `culprit` Python module: CULPRIT_PYTHON_DIR, else an installed tree's
+// (relative to the running culprit), else the source tree's it was built from.
+std::string python_module_dir(const EnvLookup& lookup, const std::string& exe_dir) {
   if (auto dir = lookup("CULPRIT_PYTHON_DIR"); dir && !dir->empty()) return *dir;
+#ifdef CULPRIT_INSTALLED_PYTHON_DIR
+  if (!exe_dir.empty()) {
+    std::error_code ec;
+    const fs::path installed = fs::path(exe_dir) / CULPRIT_INSTALLED_PYTHON_DIR;
+    if (fs::is_directory(installed / "culprit", ec))
+      return fs::weakly_canonical(installed, ec).string();
+  }
+#endif
 #ifdef CULPRIT_SOURCE_PYTHON_DIR
   std::error_code ec;
   if (fs::is_directory(fs::path(CULPRIT_SOURCE_PYTHON_DIR) / "culprit", ec))
@@ -89,7 +99,12 @@ std::string cluster_mpi_default() {
 std::string find_pmpi_library(const EnvLookup& lookup, const std::string& workload_dir) {
   if (auto path = lookup("CULPRIT_PMPI_LIBRARY")) return *path;
   if (workload_dir.empty()) return "";
-  for (const fs::path& candidate : {fs::path(workload_dir) / ".." / "lib" / kPmpiLibrary,
+#ifdef CULPRIT_INSTALLED_LIB_DIR
+  const fs::path installed = fs::path(workload_dir) / CULPRIT_INSTALLED_LIB_DIR / kPmpiLibrary;
+#else
+  const fs::path installed = fs::path(workload_dir) / ".." / "lib" / kPmpiLibrary;
+#endif
+  for (const fs::path& candidate : {installed, fs::path(workload_dir) / ".." / "lib" / kPmpiLibrary,
                                     fs::path(workload_dir) / kPmpiLibrary}) {
     std::error_code ec;
     if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
@@ -146,11 +161,12 @@ LaunchEnvironment detect_launch_environment(const manifest::LaunchSettings& sett
     env.launcher_source = "CULPRIT_LAUNCHER";
   }
   const std::string& choice = env.launcher_choice;
-  if (choice != "auto" && choice != "mpirun" && choice != "srun") {
+  if (choice != "auto" && choice != "mpirun" && choice != "srun" && choice != "torchrun") {
     throw UsageError(env.launcher_source + " = " + choice +
                      " is not a launcher culprit knows: use auto (srun inside a Slurm "
-                     "allocation, mpirun outside), mpirun or srun");
+                     "allocation, mpirun outside), mpirun, srun or torchrun");
   }
+  env.use_torchrun = choice == "torchrun";
   env.use_srun = choice == "srun" || (choice == "auto" && env.in_allocation);
   if (choice == "srun" && !env.in_allocation) {
     throw UsageError(env.launcher_source +
@@ -183,7 +199,8 @@ LaunchEnvironment detect_launch_environment(const manifest::LaunchSettings& sett
   }
   env.is_root = geteuid() == 0;
   env.workload_dir = executable_dir();
-  env.python_path = python_module_dir(lookup);
+  env.python_module_dir = python_module_dir(lookup, env.workload_dir);
+  env.python_path = env.python_module_dir;
   if (auto inherited = lookup("PYTHONPATH"); inherited && !inherited->empty()) {
     env.python_path = env.python_path.empty() ? *inherited : env.python_path + ":" + *inherited;
   }
@@ -209,6 +226,33 @@ std::vector<std::pair<std::string, std::string>> launch_provenance(const LaunchC
   return out;
 }
 
+// torchrun for a Python command, on this host: `INTERPRETER -m torch.distributed.run` (the
+// interpreter that has torch, so no separate torchrun need be on PATH), one process per rank,
+// a standalone rendezvous on localhost (a free port), its logs beside the run file.
+// `--redirects 1 --tee 2` (stdout to the log folder, stderr teed to the console) avoid the
+// defaults that Debian's torch 1.13 cannot parse under Python 3.11.
+static std::vector<std::string> torchrun_argv(const manifest::Configuration& config,
+                                              const std::vector<std::string>& workload,
+                                              const std::string& run_file) {
+  if (workload.empty() || !is_python_interpreter(workload[0])) {
+    throw UsageError("configuration '" + config.label +
+                     "': launcher torchrun runs Python commands (command = [\"{python}\", "
+                     "\"train.py\", ...]); use mpirun or srun for '" +
+                     (workload.empty() ? std::string("culprit-step") : workload[0]) + "'");
+  }
+  return {workload[0],
+          "-m",
+          "torch.distributed.run",
+          "--nproc_per_node=" + std::to_string(config.ranks),
+          "--standalone",
+          "--redirects",
+          "1",
+          "--tee",
+          "2",
+          "--log_dir",
+          (fs::path(run_file).parent_path() / "torchrun").string()};
+}
+
 LaunchCommand build_launch_command(const manifest::Configuration& config,
                                    const std::string& config_path_in,
                                    const std::string& run_file_in, const LaunchEnvironment& env) {
@@ -228,6 +272,14 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
   if (config.backend == "sim") {
     command.launcher = "direct";
     command.argv = workload;
+    return command;
+  }
+  if (env.use_torchrun) {
+    command.launcher = "torchrun";
+    command.mpi_type = "torchrun";
+    command.argv = torchrun_argv(config, workload, run_file);
+    command.argv.insert(command.argv.end(), env.extra_args.begin(), env.extra_args.end());
+    command.argv.insert(command.argv.end(), workload.begin() + 1, workload.end());
     return command;
   }
   const std::string ranks = std::to_string(config.ranks);

@@ -215,6 +215,28 @@ std::string delay_text(const DelayInjection& d) {
   return text;
 }
 
+// The one place {python} is replaced: by [experiment] python, else "python3" (looked up in
+// PATH at launch, and checked before the first run).
+std::vector<std::string> with_interpreter(std::vector<std::string> command,
+                                          const std::string& python) {
+  const std::string interpreter = python.empty() ? "python3" : python;
+  const std::string placeholder = "{python}";
+  for (std::string& word : command) {
+    for (auto at = word.find(placeholder); at != std::string::npos;
+         at = word.find(placeholder, at)) {
+      // `{{python}}` is the literal text `{python}`: left for the launch's brace escapes.
+      if (at > 0 && word[at - 1] == '{' && at + placeholder.size() < word.size() &&
+          word[at + placeholder.size()] == '}') {
+        at += placeholder.size();
+        continue;
+      }
+      word.replace(at, placeholder.size(), interpreter);
+      at += interpreter.size();
+    }
+  }
+  return command;
+}
+
 namespace {
 
 // A configuration that runs an unmodified MPI program under the PMPI interposer needs the
@@ -319,7 +341,8 @@ Configuration compose(const Manifest& manifest, const Selection& selection,
   for (const auto& d : selection.delays) check.delay(d.value, d.path, d.where);
 
   if (version != nullptr) {
-    config.command = version->command;
+    config.command = with_interpreter(version->command, manifest.settings.python);
+    config.python_placeholder = config.command != version->command;
     config.env = version->env;
   }
 

@@ -31,8 +31,8 @@ using detail::TomlReader;
 const std::vector<std::string> kSections = {"experiment", "stats",  "baseline",     "versions",
                                             "vary",       "bisect", "reduced_from", "launch"};
 const std::vector<std::string> kExperimentKeys = {
-    "name",  "description", "repetitions", "warmup_steps", "steps",
-    "order", "seed",        "timeout_s",   "db",           "design"};
+    "name", "description", "repetitions", "warmup_steps", "steps", "order",
+    "seed", "timeout_s",   "db",          "design",       "python"};
 const std::vector<std::string> kStatsKeys = {"alpha", "margin", "max_repetitions"};
 const std::vector<std::string> kBaselineKeys = {"version", "ranks",      "backend",  "model",
                                                 "inject",  "instrument", "step_rule"};
@@ -166,6 +166,7 @@ void parse_experiment(TomlReader& reader, const toml::table& table, ExperimentSe
   reader.read(table, "db", p, s.db, {}, "db = \"results.db\"");
   reader.read(table, "design", p, s.design, {"one-factor-at-a-time", "factorial"},
               "design = \"factorial\"");
+  reader.read(table, "python", p, s.python, {}, "python = \"/usr/bin/python3\"");
 }
 
 void parse_stats(TomlReader& reader, const toml::table& table, ExperimentSettings& s) {
@@ -273,7 +274,8 @@ std::string raw_baseline_version(const toml::table& root) {
 void parse_launch(TomlReader& reader, const toml::table& table, LaunchSettings& s) {
   const std::string p = "launch";
   reader.only_keys(table, p, kLaunchKeys);
-  reader.read(table, "launcher", p, s.launcher, {"auto", "mpirun", "srun"}, "launcher = \"auto\"");
+  reader.read(table, "launcher", p, s.launcher, {"auto", "mpirun", "srun", "torchrun"},
+              "launcher = \"auto\"");
   reader.read(table, "ranks_per_node", p, s.ranks_per_node, 1, 1'000'000, "ranks_per_node = 8");
   reader.read(table, "binding", p, s.binding, {"none", "core", "socket", "hwthread"},
               "binding = \"core\"");
@@ -338,17 +340,18 @@ bool valid_version_name(std::string_view name) {
   });
 }
 
-// Only {config} and {out} are substituted ({{ and }} are literal braces); any other brace is
-// kept as written, except a `{word}` of a placeholder's form, which is a typo of one.
+// Only {config}, {out} and {python} are substituted ({{ and }} are literal braces); any other
+// brace is kept as written, except a `{word}` of a placeholder's form, which is a typo of one.
 void check_placeholders(TomlReader& reader, const toml::node& node, const std::string& path,
                         const std::vector<std::string>& argv) {
-  static const std::vector<std::string> known = {"config", "out"};
+  static const std::vector<std::string> known = {"config", "out", "python"};
   for (const auto& word : argv) {
     if (const auto name = unknown_placeholder(word, known)) {
-      reader.problem(reader.at(node), path, "only the placeholders {config} and {out}",
+      reader.problem(reader.at(node), path, "only the placeholders {config}, {out} and {python}",
                      "'" + *name + "' in \"" + word + "\"",
-                     "write {config} for the resolved configuration file or {out} for the run "
-                     "file to write; for a literal brace write it twice ({" +
+                     "write {config} for the resolved configuration file, {out} for the run "
+                     "file to write or {python} for [experiment] python; for a literal brace "
+                     "write it twice ({" +
                          *name + "})");
     }
   }

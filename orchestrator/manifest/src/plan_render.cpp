@@ -3,11 +3,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "culprit/common/json.hpp"
 
 namespace culprit::manifest {
 namespace {
+
+// A model estimate, or "unknown" (NaN: a custom command's).
+std::string estimate(double value, const char* unit) {
+  return std::isnan(value) ? std::string("unknown") : fmt::format("{:.1f} {}", value, unit);
+}
+
+Json estimate_json(double value) {
+  return std::isnan(value) ? Json() : Json(value);
+}
 
 std::string duration(double seconds) {
   if (seconds < 120) return fmt::format("{:.0f} s", seconds);
@@ -38,11 +48,11 @@ std::string render_plan_text(const Plan& plan) {
                      "step (est)", "run (est)", "hash");
   for (std::size_t i = 0; i < plan.configs.size(); ++i) {
     const auto& c = plan.configs[i];
-    out +=
-        fmt::format("  {:>3}  {:<{}}  {:<{}}  {:>5}  {:<7}  {:<10}  {:>7.1f} ms  {:>7.1f} s  {}\n",
-                    i, c.label, label_width, c.is_baseline ? "-" : c.factor, factor_width, c.ranks,
-                    c.backend, c.version.empty() ? "(built-in)" : c.version, c.predicted_step_ms,
-                    c.estimated_run_s, c.config_hash.substr(0, 12));
+    out += fmt::format("  {:>3}  {:<{}}  {:<{}}  {:>5}  {:<7}  {:<10}  {:>10}  {:>9}  {}\n", i,
+                       c.label, label_width, c.is_baseline ? "-" : c.factor, factor_width, c.ranks,
+                       c.backend, c.version.empty() ? "(built-in)" : c.version,
+                       estimate(c.predicted_step_ms, "ms"), estimate(c.estimated_run_s, "s"),
+                       c.config_hash.substr(0, 12));
   }
 
   out += fmt::format("\nruns ({}, in execution order)\n", plan.runs.size());
@@ -57,10 +67,20 @@ std::string render_plan_text(const Plan& plan) {
   for (const auto& warning : plan.warnings) out += "  - " + warning + "\n";
   if (plan.warnings.empty()) out += "  none\n";
 
-  out += fmt::format(
-      "\nestimated cost: {} runs, about {} (rough: model-predicted step times "
-      "plus launch overhead)\n",
-      plan.runs.size(), duration(plan.estimated_seconds));
+  if (plan.unestimated_runs == static_cast<int>(plan.runs.size())) {
+    out += fmt::format(
+        "\nestimated cost: {} runs, unknown (custom commands: culprit's step model does not know "
+        "their step time; a first `culprit run` measures it)\n",
+        plan.runs.size());
+  } else {
+    out += fmt::format(
+        "\nestimated cost: {} runs, about {}{} (rough: model-predicted step times "
+        "plus launch overhead)\n",
+        plan.runs.size(), duration(plan.estimated_seconds),
+        plan.unestimated_runs > 0
+            ? fmt::format(" plus {} runs of custom commands (unknown)", plan.unestimated_runs)
+            : std::string());
+  }
   return out;
 }
 
@@ -78,8 +98,8 @@ std::string render_plan_json(const Plan& plan) {
                                    {"backend", c.backend},
                                    {"ranks", c.ranks},
                                    {"config_hash", c.config_hash},
-                                   {"predicted_step_ms", c.predicted_step_ms},
-                                   {"estimated_run_s", c.estimated_run_s}});
+                                   {"predicted_step_ms", estimate_json(c.predicted_step_ms)},
+                                   {"estimated_run_s", estimate_json(c.estimated_run_s)}});
   }
   Json::Array runs;
   for (const auto& run : plan.runs) {
@@ -103,12 +123,14 @@ std::string render_plan_json(const Plan& plan) {
                         {"order", s.order},
                         {"design", s.design},
                         {"alpha", s.alpha},
-                        {"margin", s.margin}};
+                        {"margin", s.margin},
+                        {"python", s.python}};
   return Json(Json::Object{{"experiment", settings},
                            {"configs", configs},
                            {"runs", runs},
                            {"warnings", warnings},
-                           {"estimated_s", plan.estimated_seconds}})
+                           {"estimated_s", plan.estimated_seconds},
+                           {"unestimated_runs", plan.unestimated_runs}})
       .dump();
 }
 

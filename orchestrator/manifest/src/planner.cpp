@@ -189,8 +189,11 @@ Plan make_plan(const Manifest& manifest, unsigned host_cores) {
   add_warnings(plan);
   for (auto& c : composed) {
     warn_oversubscribed(plan, c, host_cores);
-    c.predicted_step_ms = detail::predicted_step_seconds(c.run, host_cores) * 1e3;
-    c.estimated_run_s = detail::estimated_run_seconds(c.run, host_cores);
+    // A program of its own (torch, LAMMPS) does what culprit's step model cannot know.
+    const bool custom = !c.command.empty();
+    c.predicted_step_ms =
+        custom ? std::nan("") : detail::predicted_step_seconds(c.run, host_cores) * 1e3;
+    c.estimated_run_s = custom ? std::nan("") : detail::estimated_run_seconds(c.run, host_cores);
     plan.configs.push_back(std::move(c));
   }
   append_blocks(plan, manifest.settings.repetitions);
@@ -218,7 +221,11 @@ void append_blocks(Plan& plan, int blocks, const std::vector<int>& configs) {
     run.seed =
         detail::run_seed(plan.settings.seed, plan.configs[index].config_hash, run.repetition);
     plan.runs.push_back(run);
-    plan.estimated_seconds += plan.configs[index].estimated_run_s;
+    if (std::isnan(plan.configs[index].estimated_run_s)) {
+      ++plan.unestimated_runs;
+    } else {
+      plan.estimated_seconds += plan.configs[index].estimated_run_s;
+    }
   };
   if (plan.settings.order == "sequential") {
     for (int index : chosen) {

@@ -138,9 +138,24 @@ std::string rank_text(const analysis::StepAttribution& s) {
 
 std::string describe_phase(const std::string& phase, int layer, bool late_call) {
   if (phase.empty()) return "(lateness no phase explains)";
-  if (late_call || phase == "allreduce")
-    return fmt::format("{} bucket {} (late call)", phase, layer);
+  if (late_call || phase == "allreduce") {
+    return layer >= 0 ? fmt::format("{} bucket {} (late call)", phase, layer)
+                      : fmt::format("{} (late call)", phase);
+  }
   return layer >= 0 ? fmt::format("{} layer {}", phase, layer) : phase;
+}
+
+std::string describe_place(const std::string& phase, int layer, int microbatch) {
+  const std::string place = describe_phase(phase, layer);
+  return microbatch >= 0 ? fmt::format("{} microbatch {}", place, microbatch) : place;
+}
+
+std::string describe_waiters(int waiting_ranks, double median_wait_ms, int collective) {
+  if (waiting_ranks <= 0) return "no rank waited beyond noise";
+  return fmt::format(
+      "{} rank{} waited a median {:.2f} ms at {}", waiting_ranks, waiting_ranks == 1 ? "" : "s",
+      median_wait_ms,
+      collective >= 0 ? fmt::format("allreduce #{}", collective) : std::string("the collective"));
 }
 
 namespace {
@@ -270,14 +285,14 @@ std::string attribution_text(const analysis::RunAttribution& a) {
   const analysis::RunCulprit& c = a.culprit;
   if (c.found) {
     line(
-        fmt::format("culprit (first unexplained divergence): rank {} {} microbatch {}, {:+.2f} ms "
+        fmt::format("culprit (first unexplained divergence): rank {} {}, {:+.2f} ms "
                     "over the peer median, first divergence in {}/{} steps",
-                    c.rank, describe_phase(c.phase, c.layer), c.microbatch, c.excess_ms,
+                    c.rank, describe_place(c.phase, c.layer, c.microbatch), c.excess_ms,
                     c.steps_blamed, c.steady_steps));
     line(fmt::format(
-        "symptom: {} ranks waited a median {:.2f} ms at allreduce #{} "
-        "(summed waits {:.2f} ms per step) - waiting is the symptom, not the cause",
-        a.symptom.waiting_ranks, a.symptom.median_wait_ms, c.collective, a.symptom.total_wait_ms));
+        "symptom: {} (summed waits {:.2f} ms per step) - waiting is the symptom, not the cause",
+        describe_waiters(a.symptom.waiting_ranks, a.symptom.median_wait_ms, c.collective),
+        a.symptom.total_wait_ms));
     if (!c.environment.empty()) line("environment: " + c.environment);
   } else {
     line(!a.cannot_decide.empty() ? "culprit: cannot decide - " + a.cannot_decide
@@ -318,16 +333,19 @@ std::string attribution_text(const analysis::RunAttribution& a) {
     line(fmt::format("  {:>10.2f} ms  unclassified", ms(d.unclassified_ns)));
     line(fmt::format("  {:>10.2f} ms  = step time", ms(d.time_ns)));
   }
-  line(
-      fmt::format("\nsampled activity (a {:.0f} s dashboard): {} - it does not locate the cause; "
-                  "the decomposition above does",
-                  a.activity.period_s,
-                  a.activity.samples > 0
-                      ? fmt::format("{:.0f} % of {} samples busy", 100 * a.activity.sampled_share,
-                                    a.activity.samples * a.ranks)
-                      : std::string("no sample (run shorter than one period)")));
-  line(fmt::format("  exact busy share {:.1f} % over {:.2f} s", 100 * a.activity.busy_share,
-                   a.activity.span_s));
+  // A run shorter than one sampling period has no dashboard figure to contrast: only the
+  // exact share is printed.
+  if (a.activity.samples > 0) {
+    line(fmt::format(
+        "\nsampled activity (a {:.0f} s dashboard): {:.0f} % of {} samples busy - it does not "
+        "locate the cause; the decomposition above does",
+        a.activity.period_s, 100 * a.activity.sampled_share, a.activity.samples * a.ranks));
+    line(fmt::format("  exact busy share {:.1f} % over {:.2f} s", 100 * a.activity.busy_share,
+                     a.activity.span_s));
+  } else {
+    line(fmt::format("\nexact busy share {:.1f} % over {:.2f} s", 100 * a.activity.busy_share,
+                     a.activity.span_s));
+  }
 
   line(fmt::format("\ndelay costs: {:.2f} ms charged for {:.2f} ms of waiting (error {:.2g} ms)",
                    ms(a.costs.total_cost_ns), ms(a.costs.total_wait_ns),
@@ -352,11 +370,12 @@ std::string attribution_text(const analysis::RunAttribution& a) {
   line("\n step   time ms  last  culprit");
   for (const analysis::StepAttribution& s : a.steps) {
     const analysis::StepDecomposition& d = s.decomposition;
-    const std::string culprit = d.culprit.found
-                                    ? fmt::format("rank {} {} mb {} {:+.2f} ms", d.culprit.rank,
-                                                  describe_phase(d.culprit.phase, d.culprit.layer),
-                                                  d.culprit.microbatch, ms(d.culprit.excess_ns))
-                                    : "-";
+    const std::string culprit =
+        d.culprit.found
+            ? fmt::format("rank {} {} {:+.2f} ms", d.culprit.rank,
+                          describe_place(d.culprit.phase, d.culprit.layer, d.culprit.microbatch),
+                          ms(d.culprit.excess_ns))
+            : "-";
     line(fmt::format("{:>5}{} {:>9.2f}  {:>4}  {}", d.step, d.warmup ? "w" : " ", ms(d.time_ns),
                      rank_text(s), culprit));
   }

@@ -172,20 +172,24 @@ std::string explain_text(const analysis::StoredExplanations& result,
     out += explain_equation(e) + "\n";
     if (e.culprit.found) {
       out += fmt::format(
-          "cause: rank {} {} microbatch {}, {:+.2f} ms over the peer median "
+          "cause: rank {} {}, {:+.2f} ms over the peer median "
           "(first unexplained divergence in {}/{} steps)\n",
-          e.culprit.rank, describe_phase(e.culprit.phase, e.culprit.layer), e.culprit.microbatch,
+          e.culprit.rank, describe_place(e.culprit.phase, e.culprit.layer, e.culprit.microbatch),
           e.culprit.excess_ms, e.culprit.steps_blamed, e.culprit.steady_steps);
-      out += fmt::format(
-          "symptom: {} ranks waited a median {:.2f} ms at allreduce #{} - they "
-          "are not the cause\n",
-          e.symptom.waiting_ranks, e.symptom.median_wait_ms, e.culprit.collective);
+      const int waiting = e.symptom.waiting_ranks;
+      out += fmt::format("symptom: {}{}\n",
+                         describe_waiters(waiting, e.symptom.median_wait_ms, e.culprit.collective),
+                         waiting <= 0   ? ""
+                         : waiting == 1 ? " - it is not the cause"
+                                        : " - they are not the cause");
       if (!e.culprit.environment.empty()) out += "environment: " + e.culprit.environment + "\n";
       if (e.why) out += why_block_text(*e.why);
     } else {
       out += "cause: no rank diverges from its peers beyond noise in the candidate\n";
     }
-    out += activity_line(e);
+    // Runs shorter than one sampling period have no dashboard figure to contrast.
+    if (e.baseline_activity.samples > 0 || e.candidate_activity.samples > 0)
+      out += activity_line(e);
     if (e.useful_overlap_ms) {
       out += fmt::format("useful overlap: {:.2f} ms of step time saved by overlapping; {}\n",
                          *e.useful_overlap_ms, describe_ratio(*e.visual_overlap));

@@ -28,12 +28,14 @@ std::string runs_json(const std::vector<storage::RunSummary>& runs) {
 }
 
 std::string runs_text(const std::vector<storage::RunSummary>& runs) {
-  constexpr const char* kRow = "{:>6}  {:<28} {:>4}  {:<11} {:>12}  {:<24} {}\n";
-  std::string out =
-      fmt::format(kRow, "id", "config", "rep", "status", "median_ms", "started_at", "error");
+  // The experiment is a column: an imported run's (culprit import --experiment) is not the
+  // sweep's beside it.
+  constexpr const char* kRow = "{:>6}  {:<20} {:<28} {:>4}  {:<11} {:>12}  {:<24} {}\n";
+  std::string out = fmt::format(kRow, "id", "experiment", "config", "rep", "status", "median_ms",
+                                "started_at", "error");
   for (const auto& r : runs) {
-    out += fmt::format(kRow, r.id, printable(r.config), r.repetition, r.status,
-                       r.median_ms ? fmt::format("{:.3f}", *r.median_ms) : "-",
+    out += fmt::format(kRow, r.id, printable(r.experiment), printable(r.config), r.repetition,
+                       r.status, r.median_ms ? fmt::format("{:.3f}", *r.median_ms) : "-",
                        r.started_at.empty() ? "-" : r.started_at, printable(r.error));
   }
   return out;

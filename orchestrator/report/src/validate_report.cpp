@@ -4,6 +4,7 @@
 
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "culprit/report/terminal_text.hpp"
 
 namespace culprit::report {
 namespace {
@@ -12,6 +13,15 @@ std::string blamed_text(const analysis::RunCulprit& b) {
   if (!b.found) return "nobody";
   if (!b.is_code()) return fmt::format("environment (rank {} waited for a CPU)", b.rank);
   return fmt::format("rank {} {} {:.2f} ms", b.rank, describe_phase(b.phase, b.layer), b.excess_ms);
+}
+
+// A run of another version (or rank count, or model) without injection: not scored; what the
+// blame says is reported as a finding about that change.
+std::string uninjected_text(const analysis::RunCulprit& b) {
+  if (!b.found) return "no injection: no rank diverges";
+  if (!b.is_code()) return "no injection: " + blamed_text(b);
+  return fmt::format("regressed without injection: rank {} {} {:+.2f} ms", b.rank,
+                     describe_phase(b.phase, b.layer), b.excess_ms);
 }
 
 // A case states the delay injected and the one blamed alike: rank, phase, layer, ms. The object
@@ -66,6 +76,16 @@ std::string validate_json(const analysis::Scorecard& card) {
         .end_object();
   }
   json.end_array();
+  // Uninjected changes (another version, rank count or model): their blame, not scored.
+  json.key("uninjected_runs").begin_array();
+  for (const analysis::ValidationControl& c : card.uninjected) {
+    json.begin_object().field("run", c.run_id).field("config", c.config).key("blamed");
+    write_run_culprit(json, c.blamed);
+    json.field("regressed", c.blamed.is_code())
+        .field("median_step_ms", c.median_step_ms)
+        .end_object();
+  }
+  json.end_array();
   json.key("smallest_hit_ms");
   if (card.smallest_hit_ms) {
     json.value(*card.smallest_hit_ms);
@@ -93,6 +113,10 @@ std::string validate_text(const analysis::Scorecard& card) {
                        c.blamed.is_code() ? "FALSE POSITIVE"
                        : c.blamed.found   ? "environment"
                                           : "ok");
+  }
+  for (const analysis::ValidationControl& c : card.uninjected) {
+    out +=
+        fmt::format("{:>5}  {:<34} {}\n", c.run_id, printable(c.config), uninjected_text(c.blamed));
   }
   out += fmt::format("\naccuracy (rank and phase): {}/{} = {:.1f} %\n", card.hits,
                      card.cases.size(), card.cases.empty() ? 0.0 : 100 * card.accuracy);

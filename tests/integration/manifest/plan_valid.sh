@@ -19,7 +19,7 @@ for manifest in "$src"/experiments/*.toml "$src"/tests/data/manifests/valid/*.to
   fi
   # Shape: configs[{label,factor,level}], runs[{config,repetition,position}], warnings[];
   # every configuration appears `repetitions` times; positions are 0..n-1 in order.
-  if ! python3 - "$work/../$name.json" <<'PY'
+  if ! python3 - "$work/../$name.json" "$name" <<'PY'
 import json, sys, collections
 doc = json.load(open(sys.argv[1]))
 configs, runs, warnings = doc["configs"], doc["runs"], doc["warnings"]
@@ -35,12 +35,24 @@ assert set(counts) == set(labels) and all(n == reps for n in counts.values()), c
 assert [r["position"] for r in runs] == list(range(len(runs)))
 for label in labels:
     assert sorted(r["repetition"] for r in runs if r["config"] == label) == list(range(reps))
-assert doc["estimated_s"] > 0
+# Custom commands (torch, LAMMPS): culprit's model cannot know their step time ("unknown").
+custom = [c for c in configs if c["predicted_step_ms"] is None]
+assert all(c["estimated_run_s"] is None for c in custom), custom
+if sys.argv[2] in ("torch-ddp", "lammps-melt"):
+    assert len(custom) == len(configs), configs
+assert doc["unestimated_runs"] == sum(counts[c["label"]] for c in custom), doc
+assert doc["estimated_s"] > 0 or len(custom) == len(configs)
 PY
   then
     echo "FAIL $name: plan JSON does not have the contract's shape"; failures=$((failures + 1))
   fi
 done
+
+# A torch script's step time is its own: "unknown", not a model estimate.
+grep -Eq "^estimated cost: [0-9]+ runs, unknown \(custom commands" "$work/../torch-ddp.txt" || {
+  echo "FAIL: plan of torch-ddp does not say its cost is unknown"; failures=$((failures + 1)); }
+grep -Eq "^  +0  baseline .* unknown +unknown " "$work/../torch-ddp.txt" || {
+  echo "FAIL: plan of torch-ddp gives a step time"; failures=$((failures + 1)); }
 
 # The same manifest plans the same way every time (seeded order).
 "$bin" plan --json "$src/experiments/straggler-sweep.toml" >"$work/../again.json"

@@ -218,6 +218,32 @@ class StepClockTest(unittest.TestCase):
             with self.assertRaisesRegex(ConfigError, "says 2 but the job has 1"):
                 culprit.StepClock(config=write_config(d, ranks=2))
 
+    def test_step_arguments_disagreeing_with_culprit_run_are_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            config = write_config(d)  # warmup_steps 1, steps 3
+            saved = os.environ.get("CULPRIT_CONFIG")
+            os.environ["CULPRIT_CONFIG"] = config
+            try:
+                with self.assertRaises(ConfigError) as caught:
+                    culprit.StepClock(run_file=os.path.join(d, "r.db"), warmup_steps=1, steps=10)
+                self.assertEqual(str(caught.exception),
+                                 "StepClock(steps=10) disagrees with the manifest (steps = 3) "
+                                 "under `culprit run`: drop the argument, or change [experiment] "
+                                 "in the manifest")
+                # The same values as the manifest are fine.
+                clock = culprit.StepClock(run_file=os.path.join(d, "r.db"), warmup_steps=1,
+                                          steps=3)
+                self.assertEqual(list(clock.steps()), [0, 1, 2, 3])
+            finally:
+                if saved is None:
+                    os.environ.pop("CULPRIT_CONFIG")
+                else:
+                    os.environ["CULPRIT_CONFIG"] = saved
+            # By hand (the configuration given as an argument) they replace its values.
+            clock = culprit.StepClock(config=config, run_file=os.path.join(d, "r.db"),
+                                      warmup_steps=0, steps=5)
+            self.assertEqual(list(clock.steps()), [0, 1, 2, 3, 4])
+
     def test_without_configuration_says_what_to_do(self):
         saved = os.environ.pop("CULPRIT_CONFIG", None)
         try:

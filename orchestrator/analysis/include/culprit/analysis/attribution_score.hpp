@@ -51,10 +51,18 @@ struct ValidationControl {
   double median_step_ms = 0;
 };
 
+// How a run counts: a case (a delay was injected: scored against the blame), a control (the
+// baseline, or a delay level without a delay: blaming the code is a false positive), an
+// uninjected change (another version, rank count or model: what it is blamed for is reported,
+// "regressed without injection", never scored), or unscored (slowdowns only).
+enum class RunRole : std::uint8_t { kCase, kControl, kUninjected, kUnscored };
+RunRole run_role(bool is_baseline, const std::string& factor, const InjectionTruth& truth);
+
 struct Scorecard {
   std::string experiment;
   std::vector<ValidationCase> cases;
   std::vector<ValidationControl> controls;
+  std::vector<ValidationControl> uninjected;  // RunRole::kUninjected runs, with their blame
   int unscored = 0;
   int hits = 0;
   double accuracy = 0;  // hits / cases

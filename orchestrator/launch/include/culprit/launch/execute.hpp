@@ -49,14 +49,21 @@ struct ExecuteResult {
   bool all_ok() const { return not_ok == 0; }
 };
 
+// What two failed runs share when they failed alike: status, error and the stderr tail with
+// its numbers (pids, job ids, times) masked. Equal for runs of two configurations whose
+// common command or environment is broken.
+std::string failure_signature(const RunReport& report);
+
 // Registers the plan's experiment and configurations and returns the experiment id.
 // Throws culprit::UsageError when the store holds the experiment with another manifest hash
 // and `force` is false; with `force` the change is recorded in experiments.forced_changes.
 std::int64_t register_experiment(storage::Db& store, const manifest::Plan& plan, bool force);
 
 // Runs every planned run of the shard that is not ok yet (see ExecuteOptions). Before the
-// first run, checks that each launcher and workload executable exists (culprit::UsageError
-// naming it, nothing marked). An environment error during the sweep stops it (stop_reason).
+// first run, checks that each command can start (preflight.hpp; culprit::UsageError naming
+// it, nothing run; a new experiment is not even registered). An environment error during the
+// sweep stops it (stop_reason), and so do the first runs of two configurations failing alike
+// (failure_signature), the rest left pending.
 // Throws launch::Interrupted (interrupt.hpp) after SIGINT/SIGTERM.
 ExecuteResult execute_plan(storage::Db& store, const manifest::Plan& plan,
                            const ExecuteOptions& options, ProgressSink* progress = nullptr);

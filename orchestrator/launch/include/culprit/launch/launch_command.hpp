@@ -23,6 +23,8 @@ struct LaunchEnvironment {
   std::string launcher_choice = "auto";
   std::string launcher_source = "default";
   bool use_srun = false;
+  bool use_torchrun =
+      false;  // "torchrun": the Python command's interpreter runs torch.distributed.run
   bool in_allocation = false;           // SLURM_JOB_ID is set
   unsigned slots = 1;                   // cores of this host, or the allocation's tasks
   bool is_root = false;                 // geteuid() == 0: Open MPI needs --allow-run-as-root
@@ -36,13 +38,18 @@ struct LaunchEnvironment {
   // srun's MPI plugin: --mpi= in extra_args, else SLURM_MPI_TYPE, else the cluster's
   // MpiDefault (read with `scontrol show config` when detecting from the real environment).
   std::string srun_mpi_type;
-  // PYTHONPATH for launched commands: the folder holding the `culprit` Python module
-  // (CULPRIT_PYTHON_DIR, else the source tree's python/), then the inherited PYTHONPATH.
+  // PYTHONPATH for launched commands: python_module_dir, then the inherited PYTHONPATH.
   // Empty: PYTHONPATH is left alone.
   std::string python_path;
+  // The folder holding the `culprit` Python module alone (CULPRIT_PYTHON_DIR, else the
+  // installed tree's share/culprit/python beside the running culprit, else the source tree's).
+  std::string python_module_dir;
   // libculprit_pmpi.so, preloaded for instrument = "pmpi" (docs/pmpi.md): CULPRIT_PMPI_LIBRARY,
   // else ../lib/ or the folder of the running culprit; "" when not found.
   std::string pmpi_library;
+  // The interpreter preflight suggests when a Python command's cannot import torch, if this one
+  // can (preflight.hpp); "" suggests none.
+  std::string suggested_python = "/usr/bin/python3";
 };
 
 // Looks up an environment variable; nullopt when unset.
@@ -65,7 +72,7 @@ std::string executable_dir();
 struct LaunchCommand {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;  // on top of the inherited environment
-  std::string launcher;                    // "mpirun" | "srun" | "direct"
+  std::string launcher;                    // "mpirun" | "srun" | "torchrun" | "direct"
   std::string binding;                     // the binding policy applied ("" for direct)
   std::string mpi_type;  // "pmix", ... for srun; "mpirun" (the MPI's own runtime); "" direct
 };

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "culprit/storage/records.hpp"
 
@@ -47,6 +48,8 @@ class ProgressSink {
   virtual void on_sweep_start(int already_ok, int to_run, int interrupted) {
     (void)already_ok, (void)to_run, (void)interrupted;
   }
+  // Before the sweep: what each command resolved to (preflight.hpp), one line each.
+  virtual void on_preflight(const std::vector<std::string>& lines) { (void)lines; }
   virtual void on_run_start(const RunProgress& run) { (void)run; }
   // About once a second while a run is in flight.
   virtual void on_run_tick(const RunProgress& run) { (void)run; }

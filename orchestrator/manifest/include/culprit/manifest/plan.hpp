@@ -16,7 +16,7 @@ namespace culprit::manifest {
 // command line (--launcher), then CULPRIT_LAUNCHER / CULPRIT_BIND, then the defaults decide.
 // Not part of any configuration's hash: the same sweep under mpirun and srun compares.
 struct LaunchSettings {
-  std::string launcher;                 // "" | auto | mpirun | srun
+  std::string launcher;                 // "" | auto | mpirun | srun | torchrun
   int ranks_per_node = 0;               // 0: the launcher's default placement
   std::string binding;                  // "" | none | core | socket | hwthread
   std::vector<std::string> extra_args;  // passed to the launcher before the workload
@@ -38,6 +38,9 @@ struct ExperimentSettings {
   std::string design = "one-factor-at-a-time";
   double alpha = 0.05;
   double margin = 0.02;
+  // [experiment] python: the interpreter that the placeholder {python} in a version's command
+  // stands for (e.g. "/usr/bin/python3"); "" means "python3", looked up in PATH.
+  std::string python;
   LaunchSettings launch;
 };
 
@@ -50,8 +53,10 @@ struct Configuration {
   std::string backend;  // cpu | cuda | sim
   int ranks = 1;
   // argv of the workload; empty = the built-in culprit-step (or culprit-sim for backend sim).
-  // May contain the placeholders {config} and {out}.
+  // May contain the placeholders {config} and {out}; {python} is already replaced by the
+  // interpreter ([experiment] python).
   std::vector<std::string> command;
+  bool python_placeholder = false;  // the version's command said {python} (for messages)
   std::map<std::string, std::string> env;
   std::string instrument;  // "pmpi": the launcher preloads libculprit_pmpi.so (docs/pmpi.md)
   // The resolved configuration (docs/schema.md) its runs receive, repetition and seed aside.
@@ -61,7 +66,7 @@ struct Configuration {
   // hex SHA-256 of to_json(run, kWorkload) + command + env + version (the label aside)
   std::string config_hash;
   // Cost model (docs/manifest.md "Estimated cost"): predicted step time and wall time per run.
-  double predicted_step_ms = 0;
+  double predicted_step_ms = 0;  // NaN for a custom command: unknown
   double estimated_run_s = 0;
 };
 
@@ -77,7 +82,8 @@ struct Plan {
   std::vector<Configuration> configs;  // configs[0] is the baseline
   std::vector<PlannedRun> runs;        // in execution order
   std::vector<std::string> warnings;
-  double estimated_seconds = 0;
+  double estimated_seconds = 0;  // of the runs culprit can estimate (its own workloads)
+  int unestimated_runs = 0;      // runs of custom commands: their cost is unknown
 };
 
 // The resolved configuration file of one run: its configuration's `run` with the run's repetition

@@ -28,5 +28,10 @@ JsonWriter& begin_component(JsonWriter& json, analysis::Category category, int r
                             const std::string& phase, int layer);
 std::string describe_ratio(const analysis::Ratio& ratio);
 std::string describe_phase(const std::string& phase, int layer, bool late_call = false);
+// describe_phase with " microbatch N" when the culprit has one (-1: none, not printed).
+std::string describe_place(const std::string& phase, int layer, int microbatch);
+// "3 ranks waited a median 55.00 ms at allreduce #0" ("1 rank waited"; without the
+// collective's number when it has none).
+std::string describe_waiters(int waiting_ranks, double median_wait_ms, int collective);
 
 }  // namespace culprit::report
