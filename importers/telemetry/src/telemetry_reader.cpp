@@ -39,6 +39,17 @@ std::string trim(std::string_view s) {
   throw UsageError(file + ":" + std::to_string(line) + ": " + what);
 }
 
+// A GPU index as written (a label, a dmon row, a CSV column): a whole number 0..65535, else
+// refused naming the line (1.3e97 would not fit an int; found by fuzz_import_telemetry).
+int gpu_index(std::optional<double> value, const std::string& file, int line) {
+  if (!value) return 0;
+  if (!(*value >= 0 && *value <= 65535) ||
+      *value != static_cast<double>(static_cast<int>(*value))) {
+    fail(file, line, "GPU index " + std::to_string(*value) + " is not a whole number 0..65535");
+  }
+  return static_cast<int>(*value);
+}
+
 // Days from 1970-01-01 of a civil date (Howard Hinnant's algorithm).
 long days_from_civil(long y, long m, long d) {
   y -= m <= 2;
@@ -92,7 +103,7 @@ void read_prometheus(Series& s, std::string_view bytes) {
     const auto name_end = std::min(brace, line.find(' '));
     const std::string name = line.substr(0, name_end);
     std::map<std::string, std::string> labels;
-    std::size_t at = name_end;
+    std::size_t at = std::min(name_end, line.size());  // a name alone: no value after it
     if (brace != std::string::npos && brace == name_end) {
       const auto close = line.find('}', brace);
       if (close == std::string::npos) fail(s.file, lines.line(), "a '{' of labels is not closed");
@@ -118,7 +129,7 @@ void read_prometheus(Series& s, std::string_view bytes) {
     const std::string host = labels.count("Hostname") ? labels["Hostname"] : labels["hostname"];
     std::optional<double> t;
     if (auto ms = parse_number(ts_text)) t = *ms / 1000.0;
-    add(s, n, gpu ? static_cast<int>(*gpu) : 0, host, t, field->field, *value * field->factor,
+    add(s, n, gpu_index(gpu, s.file, lines.line()), host, t, field->field, *value * field->factor,
         lines.line());
   }
 }
@@ -151,8 +162,8 @@ void read_dmon(Series& s, std::string_view bytes) {
       const auto field = field_of(columns[i]);
       const auto value = parse_number(w[i + 2]);
       if (!field || !value) continue;  // N/A, or a field culprit does not keep
-      add(s, n, static_cast<int>(*gpu), "", std::nullopt, field->field, *value * field->factor,
-          lines.line());
+      add(s, n, gpu_index(gpu, s.file, lines.line()), "", std::nullopt, field->field,
+          *value * field->factor, lines.line());
     }
   }
 }
@@ -196,11 +207,13 @@ void read_csv(Series& s, std::string_view bytes) {
       continue;
     }
     std::optional<double> t;
-    if (time_at && *time_at < row.size()) t = parse_time(row[*time_at]);
+    if (time_at && *time_at >= row.size())
+      fail(s.file, lines.line(), "a row without its timestamp");
+    if (time_at) t = parse_time(row[*time_at]);
     if (time_at && !t) fail(s.file, lines.line(), "timestamp \"" + row[*time_at] + "\" unread");
     int gpu = 0;
     if (gpu_at && *gpu_at < row.size())
-      gpu = static_cast<int>(parse_number(row[*gpu_at]).value_or(0));
+      gpu = gpu_index(parse_number(row[*gpu_at]), s.file, lines.line());
     for (const Column& c : columns) {
       if (c.at >= row.size()) continue;
       std::string text = trim(row[c.at]);

@@ -39,8 +39,9 @@ std::vector<KernelCounters> kernels_of(const Rows& rows, int rank, const std::st
     m.text = r.text;
   }
   std::vector<KernelCounters> out;
-  for (const auto& [key, l] : launches) {
-    const std::string& source = std::get<0>(key);
+  for (const auto& entry : launches) {
+    const std::string& source = std::get<0>(entry.first);
+    const auto& l = entry.second;  // a plain reference: clang 14 cannot capture a binding
     auto it = std::find_if(out.begin(), out.end(), [&](const KernelCounters& k) {
       return k.file == source && k.kernel == l.kernel;
     });
