@@ -39,7 +39,7 @@ endif()
 # A self-contained tree (issue 37): the installed culprit finds these relative to itself
 # (orchestrator/launch/CMakeLists.txt), never in the source tree it was built from.
 #   <libdir>/libculprit_pmpi.so              the PMPI interposer (instrument = "pmpi")
-#   share/culprit/python/culprit/            the Python module, its run_file.sql and version
+#   share/culprit/python/culprit/            the Python module, its run_file.sql, meta_keys.tsv and version
 #   share/culprit/{experiments,examples}/    the ready-to-run manifests and the torch example
 #   share/doc/culprit/                       docs/ and README.md
 if(TARGET culprit_pmpi)
@@ -49,7 +49,7 @@ set(culprit_python_dest ${CMAKE_INSTALL_DATADIR}/culprit/python/culprit)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/culprit/ DESTINATION ${culprit_python_dest}
   FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(FILES ${CMAKE_SOURCE_DIR}/workloads/runfile/run_file.sql
-  DESTINATION ${culprit_python_dest})
+  ${CMAKE_SOURCE_DIR}/workloads/runfile/meta_keys.tsv DESTINATION ${culprit_python_dest})
 file(WRITE ${CMAKE_BINARY_DIR}/python/_version.py "version = \"${PROJECT_VERSION}\"\n")
 install(FILES ${CMAKE_BINARY_DIR}/python/_version.py DESTINATION ${culprit_python_dest})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/experiments ${CMAKE_SOURCE_DIR}/examples

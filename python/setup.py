@@ -1,5 +1,5 @@
 """Build hooks of the culprit package (pyproject.toml holds the metadata): the version from the
-project's one version and run_file.sql, both read from the repository this folder is in."""
+project's one version, run_file.sql and meta_keys.tsv, all read from the repository this folder is in."""
 
 import os
 import re
@@ -25,10 +25,11 @@ class BuildWithSchema(build_py):
     def run(self):
         super().run()
         target = os.path.join(self.build_lib, "culprit")
-        with open(os.path.join(ROOT, "workloads", "runfile", "run_file.sql"), "rb") as f:
-            schema = f.read()
-        with open(os.path.join(target, "run_file.sql"), "wb") as f:
-            f.write(schema)
+        for owned in ("run_file.sql", "meta_keys.tsv"):  # the run-file library's two files
+            with open(os.path.join(ROOT, "workloads", "runfile", owned), "rb") as f:
+                data = f.read()
+            with open(os.path.join(target, owned), "wb") as f:
+                f.write(data)
         with open(os.path.join(target, "_version.py"), "w", encoding="utf-8") as f:
             f.write("version = %r\n" % project_version())
 

@@ -13,7 +13,7 @@ P=$WORK/moved
 libdir=$(cd "$P" && find lib* -name libculprit_pmpi.so)
 [[ -n "$libdir" ]] || fail "libculprit_pmpi.so not installed"
 for f in bin/culprit bin/culprit-step bin/culprit-sim share/culprit/python/culprit/__init__.py \
-         share/culprit/python/culprit/run_file.sql share/culprit/python/culprit/_version.py \
+         share/culprit/python/culprit/run_file.sql share/culprit/python/culprit/meta_keys.tsv share/culprit/python/culprit/_version.py \
          share/culprit/experiments/torch-ddp.toml share/culprit/examples/torch/ddp_train.py \
          share/doc/culprit/python.md; do
   [[ -e "$P/$f" ]] || fail "not installed: $f"

@@ -9,7 +9,7 @@ rm -rf "$WORK" && mkdir -p "$WORK/src/workloads/runfile" && cd "$WORK"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # A copy of what the build reads, so that the checkout stays clean (pip builds in the tree).
 cp "$SRC/CMakeLists.txt" src/
-cp "$SRC/workloads/runfile/run_file.sql" src/workloads/runfile/
+cp "$SRC/workloads/runfile/run_file.sql" "$SRC/workloads/runfile/meta_keys.tsv" src/workloads/runfile/
 cp -r "$SRC/python" src/python
 rm -rf src/python/build src/python/*.egg-info
 "$PY" -m pip install --no-build-isolation --no-deps --no-index --target "$WORK/site" src/python \
@@ -17,6 +17,8 @@ rm -rf src/python/build src/python/*.egg-info
 rm -rf "$WORK/src"  # out of reach: the installed package must carry everything
 [[ -f site/culprit/run_file.sql ]] || fail "run_file.sql not installed as package data"
 cmp -s site/culprit/run_file.sql "$SRC/workloads/runfile/run_file.sql" || fail "run_file.sql differs"
+cmp -s site/culprit/meta_keys.tsv "$SRC/workloads/runfile/meta_keys.tsv" ||
+  fail "meta_keys.tsv (the run meta keys) not installed as package data"
 version=$(sed -n 's/^project(culprit VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
 (cd / && PYTHONPATH=$WORK/site "$PY" -m culprit check) > check.txt || fail "check: $(cat check.txt)"
 grep -q "^culprit: *$version ($WORK/site/culprit)" check.txt || fail "version: $(cat check.txt)"
