@@ -52,9 +52,14 @@ culprit_integration_test(python.profile_import ${_py_scripts}/profile_import.sh
 # whole tree with cmake --install, each used from where it was put, away from the checkout.
 culprit_integration_test(python.package_install ${_py_scripts}/package_install.sh
   ARGS ${CMAKE_SOURCE_DIR} ${_py_work}/package_install ${CULPRIT_TORCH_PYTHON} TIMEOUT 120)
+# Both run the reference, a torch and a PMPI manifest with the checkout hidden (root: a mount
+# namespace; skipped otherwise); install_deb installs the .deb into this machine and removes it.
 culprit_integration_test(python.install_tree ${_py_scripts}/install_tree.sh
-  ARGS ${CMAKE_BINARY_DIR} ${_py_work}/install_tree ${CULPRIT_TORCH_PYTHON}
-  TIMEOUT 120 PROPERTIES RESOURCE_LOCK mpi)
+  ARGS ${CMAKE_BINARY_DIR} ${_py_work}/install_tree ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}
+  TIMEOUT 300 PROPERTIES RESOURCE_LOCK mpi SKIP_RETURN_CODE 77)
+culprit_integration_test(python.install_deb ${_py_scripts}/install_deb.sh
+  ARGS ${CMAKE_BINARY_DIR} ${_py_work}/install_deb ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}
+  TIMEOUT 300 PROPERTIES RESOURCE_LOCK mpi SKIP_RETURN_CODE 77)
 # [launch] launcher = "torchrun" with 2 ranks (issue 37).
 culprit_integration_test(python.torchrun ${_py_scripts}/torchrun.sh
   ARGS ${CULPRIT_BIN_DIR} ${_py_work}/torchrun ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}

@@ -6,10 +6,11 @@
 # Usage: lammps_compare.sh BIN_DIR DATA_DIR WORK_DIR
 source "$(dirname "$0")/common.sh"
 LMP=$(command -v lmp) || fail "lmp not found (apt-get install lammps)"
+MELT=$(cd "$DATA/../.." && pwd)/examples/pmpi/in.melt  # the example input culprit installs
 version() { # name cutoff
   cat <<TOML
 [versions.$1]
-command = ["$LMP", "-in", "$DATA/pmpi/in.melt", "-var", "cut", "$2", "-var", "steps", "110", "-var", "n", "6",
+command = ["$LMP", "-in", "$MELT", "-var", "cut", "$2", "-var", "steps", "110", "-var", "n", "6",
            "-log", "none", "-screen", "none"]
 env = { OMP_NUM_THREADS = "1", OMPI_MCA_mpi_yield_when_idle = "1" }
 instrument = "pmpi"

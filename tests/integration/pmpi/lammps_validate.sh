@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # LAMMPS from Debian (`lmp`, linked to Open MPI), nobody here wrote it, unmodified, under the
-# PMPI interposer: an LJ melt on 2 ranks (tests/data/pmpi/in.melt), one step per timestep
+# PMPI interposer: an LJ melt on 2 ranks (examples/pmpi/in.melt), one step per timestep
 # (step_rule = { call = "MPI_Allreduce", every = 1 }). A sweep of delays injected before the
 # neighbor-check MPI_Allreduce on one rank or the other:
 #  - `culprit validate` blames the injected rank and phase (compute>MPI_Allreduce) in >= 95 %
@@ -15,6 +15,7 @@
 # Usage: lammps_validate.sh BIN_DIR DATA_DIR WORK_DIR
 source "$(dirname "$0")/common.sh"
 LMP=$(command -v lmp) || fail "lmp not found (apt-get install lammps)"
+MELT=$(cd "$DATA/../.." && pwd)/examples/pmpi/in.melt  # the example input culprit installs
 cat >manifest.toml <<TOML
 [experiment]
 name = "pmpi-lammps-validate"
@@ -29,7 +30,7 @@ version = "melt"
 ranks = 2
 
 [versions.melt]
-command = ["$LMP", "-in", "$DATA/pmpi/in.melt", "-var", "steps", "120", "-var", "n", "6", "-log", "none",
+command = ["$LMP", "-in", "$MELT", "-var", "steps", "120", "-var", "n", "6", "-log", "none",
            "-screen", "none"]
 env = { OMP_NUM_THREADS = "1", OMPI_MCA_mpi_yield_when_idle = "1" }
 instrument = "pmpi"

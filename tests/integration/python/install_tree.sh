@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Issue 37: `cmake --install` gives a self-contained tree that works moved away from where it
 # was installed (and from the source tree): the binary finds the Python module, its run-file
-# DDL and libculprit_pmpi.so relative to itself, and runs a manifest from the installed files.
-# Usage: install_tree.sh BUILD_DIR WORK_DIR TORCH_PYTHON
+# DDL and libculprit_pmpi.so relative to itself, and runs the reference, a torch and a PMPI
+# manifest from the installed files with the source and build trees out of reach
+# (installed_scenarios.sh).
+# Usage: install_tree.sh BUILD_DIR WORK_DIR TORCH_PYTHON SOURCE_DIR
 set -euo pipefail
-BUILD=$1 WORK=$2 PY=$3
+BUILD=$1 WORK=$2 PY=$3 SRC=$4
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cmake --install "$BUILD" --prefix "$WORK/staged" > install.log || fail "install: $(cat install.log)"
-mv "$WORK/staged" "$WORK/moved"  # relocated: nothing may point at the install prefix either
-P=$WORK/moved
+# Relocated, and outside the trees that installed_scenarios.sh hides: nothing may point at the
+# install prefix either.
+outside=$(mktemp -d /tmp/culprit-install-tree.XXXXXX)
+trap 'rm -rf "$outside"' EXIT
+mv "$WORK/staged" "$outside/moved"
+P=$outside/moved
 libdir=$(cd "$P" && find lib* -name libculprit_pmpi.so)
 [[ -n "$libdir" ]] || fail "libculprit_pmpi.so not installed"
 for f in bin/culprit bin/culprit-step bin/culprit-sim share/culprit/python/culprit/__init__.py \
@@ -50,4 +56,8 @@ TOML
 env -u CULPRIT_PYTHON_DIR "$P/bin/culprit" run small.toml --db small.db > run.log 2>&1 ||
   fail "run from the installed tree: $(cat run.log)"
 grep -q "preflight: $P/bin/culprit-step -> $P/bin/culprit-step" run.log || fail "preflight: $(cat run.log)"
+rc=0
+"$(dirname "$0")/installed_scenarios.sh" "$P" "$PY" "$outside/work" "$SRC" "$BUILD" || rc=$?
+[[ $rc == 0 || $rc == 77 ]] || fail "the installed tree's scenarios (above)"
 echo "ok: installed tree relocated to $P runs; --version names its parts"
+exit $rc
