@@ -38,8 +38,7 @@ std::vector<double> numbers(const std::vector<std::string>& words) {
 }
 
 std::vector<ReferenceRecord> load_reference() {
-  const auto path = std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "stats" /
-                    "reference.txt";
+  const auto path = std::filesystem::path(CULPRIT_TEST_DATA) / "stats" / "reference.txt";
   std::ifstream in(path);
   REQUIRE_MESSAGE(in.good(), "cannot open ", path.string());
   std::vector<ReferenceRecord> records;
