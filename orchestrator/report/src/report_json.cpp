@@ -130,6 +130,7 @@ std::string report_json(const ReportData& data) {
       .begin_object()
       .field("alpha", data.settings.alpha)
       .field("looks", data.settings.looks)
+      .field("looks_planned", data.settings.looks_planned)
       .field("alpha_per_comparison", data.settings.alpha_per_comparison)
       .field("margin", data.settings.margin)
       .field("source", data.settings.source)
