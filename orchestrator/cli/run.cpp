@@ -94,25 +94,6 @@ class SweepProgress : public launch::ProgressSink {
   std::int64_t last_failed_run_ = 0;
 };
 
-// Adaptive sampling needs every planned run of the sweep in this store.
-bisect::SweepDecisions sample_adaptively(storage::Db& db, manifest::Plan& plan,
-                                         const launch::ExecuteOptions& options,
-                                         const launch::ExecuteResult& planned,
-                                         SweepProgress& progress) {
-  if (plan.settings.sampling != "adaptive") return {};
-  bisect::SweepDecisions skipped;
-  if (options.shard.count > 1) {
-    skipped.not_sampled =
-        "a shard holds part of the sweep: merge the shards, then `culprit run` "
-        "the manifest on the merged store adds the runs";
-  } else if (planned.stopped_early) {
-    skipped.not_sampled = "the sweep stopped early";
-  } else {
-    return bisect::decide_sweep(db, plan, options, &progress);
-  }
-  return skipped;
-}
-
 }  // namespace
 
 void register_run(CLI::App& app, Outcome& outcome) {
@@ -148,7 +129,7 @@ void register_run(CLI::App& app, Outcome& outcome) {
     auto db = storage::open_store(db_path);
     SweepProgress progress;
     const auto result = launch::execute_plan(*db, plan, options, &progress);
-    const auto sampling = sample_adaptively(*db, plan, options, result, progress);
+    const auto sampling = bisect::decide_sweep(*db, plan, options, result, &progress);
     print(o->common, report::run_result_json(db_path, result, sampling),
           report::run_result_text(db_path, o->manifest, result, sampling));
     const bool all_ok = result.all_ok() && sampling.added.all_ok();

@@ -103,9 +103,20 @@ struct Sampler {
 }  // namespace
 
 SweepDecisions decide_sweep(storage::Db& store, manifest::Plan& plan,
-                            const launch::ExecuteOptions& options, launch::ProgressSink* progress) {
+                            const launch::ExecuteOptions& options,
+                            const launch::ExecuteResult& planned, launch::ProgressSink* progress) {
   Sampler sampler{store, plan, options, progress, {}, {}};
   if (plan.settings.sampling != "adaptive") return sampler.result;
+  if (options.shard.count > 1) {
+    sampler.result.not_sampled =
+        "a shard holds part of the sweep: merge the shards, then `culprit run` the manifest on "
+        "the merged store adds the runs";
+    return sampler.result;
+  }
+  if (planned.stopped_early) {
+    sampler.result.not_sampled = "the sweep stopped early (" + planned.stop_reason + ")";
+    return sampler.result;
+  }
   // Until no candidate is inconclusive below the cap: a later candidate's baseline runs can
   // move an earlier decision (compare judges on every stored run), so each pass re-judges all.
   while (true) {

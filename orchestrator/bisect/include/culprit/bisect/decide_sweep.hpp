@@ -32,12 +32,15 @@ struct SweepDecisions {
   launch::ExecuteResult added;           // the runs added (added.runs), their failures
 };
 
-// Adds runs to the plan's inconclusive candidates as said above; does nothing for a plan whose
-// sampling is "fixed". `plan` gains the added runs. A comparison that cannot be judged
-// (environments that differ in more than the varied factor) ends sampling with the reason in
-// `not_sampled`. Throws launch::Interrupted after SIGINT/SIGTERM (what was added stays stored).
+// After `planned` (execute_plan's result), adds runs to the plan's inconclusive candidates as
+// said above; does nothing for a plan whose sampling is "fixed". `plan` gains the added runs.
+// Not done, with the reason in `not_sampled`, for a shard (it holds part of the sweep), a sweep
+// that stopped early, or a comparison that cannot be judged (environments that differ in more
+// than the varied factor). Throws launch::Interrupted after SIGINT/SIGTERM (what was added
+// stays stored).
 SweepDecisions decide_sweep(storage::Db& store, manifest::Plan& plan,
                             const launch::ExecuteOptions& options,
+                            const launch::ExecuteResult& planned,
                             launch::ProgressSink* progress = nullptr);
 
 }  // namespace culprit::bisect
