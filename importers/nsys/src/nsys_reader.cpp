@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <limits>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "culprit/errors.hpp"
@@ -150,14 +153,35 @@ RecordKind emit_nvtx_kind(std::string_view name) {
   return looks_like_operator(name) ? RecordKind::kOp : RecordKind::kLabel;
 }
 
-// The rank in the launched process's environment or command line (META_DATA_CAPTURE, as
-// `nsys profile` recorded it): RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID, PMI_RANK, LOCAL_RANK
-// (in this order), else --rank=N / --local_rank=N / --local-rank=N.
+// What the launched process's environment or command line says (META_DATA_CAPTURE, as `nsys
+// profile` recorded it), each key list in order of preference: its rank (RANK,
+// OMPI_COMM_WORLD_RANK, SLURM_PROCID, PMI_RANK, --rank=N), its rank within the node (LOCAL_RANK,
+// OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, --local_rank=N, --local-rank=N) and its node's index
+// (NODE_RANK, GROUP_RANK, SLURM_NODEID, --node_rank=N, --node-rank=N: torchrun's and Slurm's).
+struct LaunchKey {
+  std::string_view key;  // "RANK=" (environment) or "--rank=" (command line)
+  ProcessRank RankTrace::*field;
+};
+constexpr std::array<LaunchKey, 15> kLaunchKeys = {{
+    {"RANK=", &RankTrace::launch_rank},
+    {"OMPI_COMM_WORLD_RANK=", &RankTrace::launch_rank},
+    {"SLURM_PROCID=", &RankTrace::launch_rank},
+    {"PMI_RANK=", &RankTrace::launch_rank},
+    {"--rank=", &RankTrace::launch_rank},
+    {"LOCAL_RANK=", &RankTrace::launch_local_rank},
+    {"OMPI_COMM_WORLD_LOCAL_RANK=", &RankTrace::launch_local_rank},
+    {"SLURM_LOCALID=", &RankTrace::launch_local_rank},
+    {"--local_rank=", &RankTrace::launch_local_rank},
+    {"--local-rank=", &RankTrace::launch_local_rank},
+    {"NODE_RANK=", &RankTrace::launch_node},
+    {"GROUP_RANK=", &RankTrace::launch_node},
+    {"SLURM_NODEID=", &RankTrace::launch_node},
+    {"--node_rank=", &RankTrace::launch_node},
+    {"--node-rank=", &RankTrace::launch_node},
+}};
+
 void read_launch_environment(Export& x, RankTrace& t) {
-  constexpr std::array<std::string_view, 8> kKeys = {
-      "RANK=",   "OMPI_COMM_WORLD_RANK=", "SLURM_PROCID=", "PMI_RANK=", "LOCAL_RANK=",
-      "--rank=", "--local_rank=",         "--local-rank="};
-  std::size_t best = kKeys.size();
+  std::map<const void*, std::size_t> best;  // the preferred key found, per field
   x.for_each_row(
       "META_DATA_CAPTURE",
       "SELECT name, value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_%:%'",
@@ -167,15 +191,76 @@ void read_launch_environment(Export& x, RankTrace& t) {
         if (!env && name.find(":ARGUMENT_") == std::string::npos) return;
         std::string value = text(s, 1);
         std::erase(value, '"');
-        for (std::size_t k = 0; k < best; ++k) {
-          if (value.rfind(kKeys[k], 0) != 0 || (env != (kKeys[k][0] != '-'))) continue;
-          const std::optional<int> rank = leading_rank(value.substr(kKeys[k].size()));
+        for (std::size_t k = 0; k < kLaunchKeys.size(); ++k) {
+          const LaunchKey& key = kLaunchKeys[k];
+          if (value.rfind(key.key, 0) != 0 || (env != (key.key[0] != '-'))) continue;
+          const void* field = &(t.*key.field);
+          auto found = best.find(field);
+          if (found != best.end() && found->second <= k) continue;
+          const std::optional<int> rank = leading_rank(value.substr(key.key.size()));
           if (!rank) continue;
-          best = k;
-          std::string key(kKeys[k].substr(0, kKeys[k].size() - 1));
-          t.launch_rank = {*rank, (env ? "process environment " : "command line ") + key};
+          best[field] = k;
+          std::string said(key.key.substr(0, key.key.size() - 1));
+          t.*key.field = {*rank, (env ? "process environment " : "command line ") + said};
         }
       });
+}
+
+// The host the export was captured on (TARGET_INFO_SYSTEM_ENV Hostname): the node of its ranks.
+void read_host(Export& x, RankTrace& t) {
+  x.for_each_row("TARGET_INFO_SYSTEM_ENV",
+                 "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1",
+                 [&](sqlite3_stmt* s) { t.host = text(s, 0); });
+}
+
+// The integer after `"key":` in a JSON text, nullopt when absent.
+std::optional<std::int64_t> json_integer(std::string_view json, std::string_view key) {
+  const std::string quoted = "\"" + std::string(key) + "\"";
+  std::size_t at = json.find(quoted);
+  if (at == std::string_view::npos) return std::nullopt;
+  at = json.find_first_not_of(" \t\r\n", at + quoted.size());
+  if (at == std::string_view::npos || json[at] != ':') return std::nullopt;
+  at = json.find_first_not_of(" \t\r\n", at + 1);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::int64_t n = 0;
+  auto [end, ec] = std::from_chars(json.data() + at, json.data() + json.size(), n);
+  if (ec != std::errc() || end == json.data() + at) return std::nullopt;
+  return n;
+}
+
+// NCCL's own NVTX ranges (NCCL 2.19+) carry typed payloads, exported as JSON text: those of a
+// communicator's creation (ncclCommInitRank, ncclCommSplit ...) say the process's "Rank" among
+// "No. of ranks". The rank in the process's largest communicator is its rank in the job.
+struct CommRank {
+  std::int64_t ranks = 0;
+  int rank = -1;
+};
+
+void note_comm_rank(std::string_view json, std::int64_t process,
+                    std::map<std::int64_t, CommRank>& comm_ranks) {
+  if (json.find("\"NCCL communicator ID\"") == std::string_view::npos) return;
+  const std::optional<std::int64_t> rank = json_integer(json, "Rank");
+  const std::optional<std::int64_t> size = json_integer(json, "No. of ranks");
+  if (!rank || !size || *rank < 0 || *rank >= *size || *size > std::numeric_limits<int>::max())
+    return;
+  CommRank& best = comm_ranks[process];
+  if (*size > best.ranks) best = {*size, static_cast<int>(*rank)};
+}
+
+// The NVTX payload's JSON text: jsonText, or through jsonTextId (exports differ), else NULL.
+std::string json_column(Export& x) {
+  bool by_text = false, by_id = false;
+  x.for_each_row("NVTX_EVENTS", "SELECT name FROM pragma_table_info('NVTX_EVENTS')",
+                 [&](sqlite3_stmt* s) {
+                   const std::string column = text(s, 0);
+                   by_text = by_text || column == "jsonText";
+                   by_id = by_id || column == "jsonTextId";
+                 });
+  if (by_text && by_id)
+    return "coalesce(n.jsonText, (SELECT value FROM StringIds WHERE id = n.jsonTextId))";
+  if (by_text) return "n.jsonText";
+  if (by_id) return "(SELECT value FROM StringIds WHERE id = n.jsonTextId)";
+  return "NULL";
 }
 
 }  // namespace
@@ -188,6 +273,7 @@ RankTrace parse_nsys(const std::string& path) {
   Export x(path);
   check_schema(x, t);
   if (!x.has_table("StringIds")) x.fail("StringIds", "the table is missing");
+  std::map<std::int64_t, CommRank> comm_ranks;  // globalPid -> its largest communicator
   auto keep = [&](const TraceRecord& r, std::int64_t process, std::int64_t seq) {
     t.records.push_back(r);
     t.record_process.push_back(process);
@@ -226,12 +312,14 @@ RankTrace parse_nsys(const std::string& path) {
                  });
   x.for_each_row(
       "NVTX_EVENTS",
-      "SELECT n.start, n.end, n.globalTid, coalesce(n.text, s.value, '') FROM NVTX_EVENTS n "
-      "LEFT JOIN StringIds s ON s.id = n.textId",
+      "SELECT n.start, n.end, n.globalTid, coalesce(n.text, s.value, ''), " + json_column(x) +
+          " FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId",
       [&](sqlite3_stmt* s) {
         ++t.events_read;
         const std::string name = text(s, 3);
         const std::int64_t global_tid = sqlite3_column_int64(s, 2);
+        if (sqlite3_column_type(s, 4) == SQLITE_TEXT)
+          note_comm_rank(text(s, 4), process_of(global_tid), comm_ranks);
         if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
           // A mark: "MPI Rank N" says the rank (nsys --trace=mpi).
           if (name.rfind("MPI Rank ", 0) == 0) {
@@ -253,7 +341,12 @@ RankTrace parse_nsys(const std::string& path) {
         if (r.end_ns < r.begin_ns) x.fail("NVTX_EVENTS", "a range ends before it starts");
         keep(r, process_of(global_tid), n.seq);
       });
+  for (const auto& [process, comm] : comm_ranks) {
+    // An MPI Rank mark, where the process has one, says the rank first.
+    t.process_ranks.try_emplace(process, ProcessRank{comm.rank, "NCCL communicator rank"});
+  }
   read_launch_environment(x, t);
+  read_host(x, t);
   t.rank = rank_from_file_name(path);
   t.rank_source = "file name";
   return t;
