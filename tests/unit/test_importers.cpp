@@ -916,3 +916,135 @@ TEST_CASE("ranks in one export take the number each process's MPI Rank mark says
   CHECK(by_device[1].rank == 1);
   std::filesystem::remove(path);
 }
+
+namespace {
+
+// A hand-written export of one node: host `host`, one process per GPU (pids 111, 112, ... on
+// GPUs 0, 1, ...), each running one GEMM; `extra_sql` adds what the test needs.
+std::string node_export(const std::string& name, const std::string& host, int gpus,
+                        const std::string& extra_sql = "") {
+  std::vector<NsysRow> kernels;
+  for (int g = 0; g < gpus; ++g)
+    kernels.push_back({1000, 1010, kPid0 + g, "nvjet_tst_64x64", g, g});
+  return write_nsys(name, kernels, {}, {},
+                    "CREATE TABLE TARGET_INFO_SYSTEM_ENV (name TEXT, value TEXT);"
+                    "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES ('Hostname', '" +
+                        host + "');" + extra_sql);
+}
+
+std::string launch_env(const std::string& assignment) {
+  return "CREATE TABLE IF NOT EXISTS META_DATA_CAPTURE (name TEXT, value TEXT);"
+         "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', '" +
+         assignment + "');";
+}
+
+// (file, device) -> rank of the traces read.
+std::map<std::pair<std::string, int>, int> ranks_by_file_and_device(
+    const std::vector<RankTrace>& traces) {
+  std::map<std::pair<std::string, int>, int> out;
+  for (const RankTrace& t : traces) {
+    int device = -1;
+    for (const TraceRecord& r : t.records) device = r.on_device ? r.device : device;
+    const std::string base = t.file.substr(t.file.find_last_of('/') + 1);
+    out[{base, device}] = t.rank;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("per-node exports whose GPUs collide: device id within the node plus the node's offset") {
+  // hand-written: two nodes, each one export of two processes on GPUs 0 and 1 (same pids too)
+  const std::string a = node_export("culprit_node_a.sqlite", "gpu-a", 2);
+  const std::string b = node_export("culprit_node_b.sqlite", "gpu-b", 2);
+  std::vector<RankTrace> traces = read_traces({a, b}, Format::kNsys);
+  REQUIRE(traces.size() == 4);
+  using Key = std::pair<std::string, int>;
+  const std::map<Key, int> expected = {{{"culprit_node_a.sqlite", 0}, 0},
+                                       {{"culprit_node_a.sqlite", 1}, 1},
+                                       {{"culprit_node_b.sqlite", 0}, 2},
+                                       {{"culprit_node_b.sqlite", 1}, 3}};
+  CHECK(ranks_by_file_and_device(traces) == expected);
+  const ImportedRun run = build_run(traces, ImportOptions{});
+  CHECK(run.summary.ranks == 4);
+  CHECK(run.summary.rank_rule ==
+        "a rank per process of the export; number from the CUDA device id within its node plus "
+        "the node's offset (nodes by host name in the files' order, each after the ranks of "
+        "those before it)");
+  // The files' order decides without NODE_RANK; with it, the node's index does.
+  CHECK(ranks_by_file_and_device(read_traces({b, a}, Format::kNsys))
+            .at({"culprit_node_b.sqlite", 0}) == 0);
+  const std::string a1 =
+      node_export("culprit_node_a.sqlite", "gpu-a", 2, launch_env("NODE_RANK=1"));
+  const std::string b0 = node_export("culprit_node_b.sqlite", "gpu-b", 2,
+                                     launch_env("GROUP_RANK=\"0\"") + launch_env("NODE_RANK=0"));
+  traces = read_traces({a1, b0}, Format::kNsys);
+  CHECK(ranks_by_file_and_device(traces) == std::map<Key, int>{{{"culprit_node_b.sqlite", 0}, 0},
+                                                               {{"culprit_node_b.sqlite", 1}, 1},
+                                                               {{"culprit_node_a.sqlite", 0}, 2},
+                                                               {{"culprit_node_a.sqlite", 1}, 3}});
+  CHECK(traces[0].rank_source.find("nodes numbered by process environment NODE_RANK x 2 ranks") !=
+        std::string::npos);
+  // Only node 1 given: its ranks keep their numbers (a partial import of ranks 2 and 3).
+  traces = read_traces({a1}, Format::kNsys);
+  REQUIRE(traces.size() == 2);
+  CHECK(traces[0].rank == 2);
+  CHECK(traces[1].rank == 3);
+  CHECK_THROWS_WITH_AS(build_run(traces, ImportOptions{}),
+                       doctest::Contains("missing rank(s) 0, 1"), culprit::UsageError);
+  ImportOptions partial;
+  partial.partial = true;
+  CHECK(build_run(traces, partial).summary.world_size == 4);
+  std::filesystem::remove(a1);
+  std::filesystem::remove(b0);
+}
+
+TEST_CASE("per-rank exports on two hosts are numbered by LOCAL_RANK within the host") {
+  // hand-written: four one-process exports, two per host, each launched with its LOCAL_RANK
+  std::vector<std::string> files;
+  for (const auto& [host, local] :
+       std::vector<std::pair<std::string, int>>{{"h1", 1}, {"h1", 0}, {"h2", 1}, {"h2", 0}}) {
+    const std::string name = "culprit_lr_" + host + "_" + std::to_string(local) + ".sqlite";
+    std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 0, 1}};
+    files.push_back(write_nsys(name, kernels, {}, {},
+                               "CREATE TABLE TARGET_INFO_SYSTEM_ENV (name TEXT, value TEXT);"
+                               "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES ('Hostname', '" +
+                                   host + "');" +
+                                   launch_env("LOCAL_RANK=" + std::to_string(local))));
+  }
+  const std::vector<RankTrace> traces = read_traces(files, Format::kNsys);
+  REQUIRE(traces.size() == 4);
+  const std::vector<int> expected = {1, 0, 3, 2};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(traces[i].rank == expected[i]);
+    CHECK(traces[i].rank_source.rfind("LOCAL_RANK within its node plus the node's offset", 0) == 0);
+  }
+  for (const std::string& f : files) std::filesystem::remove(f);
+}
+
+TEST_CASE("ranks in one export take the rank NCCL's communicator payload says") {
+  // hand-written: NCCL's ncclCommInitRank ranges with their typed payload as JSON text; each
+  // process is in the world communicator (8 ranks) and in a 2-rank one
+  const std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 0, 1},
+                                        {1000, 1010, kPid1, "nvjet_tst_64x64", 1, 2}};
+  std::string sql = "ALTER TABLE NVTX_EVENTS ADD COLUMN jsonText TEXT;";
+  for (const auto& [pid, world, pair] :
+       std::vector<std::tuple<std::int64_t, int, int>>{{kPid0, 5, 1}, {kPid1, 4, 0}}) {
+    for (const auto& [size, rank] : {std::pair{2, pair}, std::pair{8, world}}) {
+      sql +=
+          "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, jsonText) VALUES "
+          "(10, 20, 59, 'ncclCommInitRank', " +
+          std::to_string(tid(pid)) +
+          ", '{\"NCCL communicator ID\": 1234, \"No. of ranks\": " + std::to_string(size) +
+          ", \"Rank\": " + std::to_string(rank) + ", \"CUDA device\": 0}');";
+    }
+  }
+  const std::string path = write_nsys("culprit_nccl_ranks.sqlite", kernels, {}, {}, sql);
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kNsys);
+  REQUIRE(traces.size() == 2);
+  CHECK(traces[0].rank == 5);
+  CHECK(traces[1].rank == 4);
+  CHECK(traces[0].rank_source ==
+        "the rank each process says (NCCL communicator rank) (process 111, GPU 0)");
+  std::filesystem::remove(path);
+}

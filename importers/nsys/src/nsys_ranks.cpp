@@ -198,16 +198,18 @@ std::vector<RankTrace> split_nsys_ranks(std::vector<RankTrace> files, RankBy by)
     }
   }
   numbers = said;
-  if (!distinct(said) && exports.size() == 1 && exports[0].units.size() > 1) {
+  // One export that says its node is not the first is a node's part of a job: the node offset.
+  const bool one_node = exports.size() == 1 && exports[0].whole.launch_node.rank <= 0;
+  if (!distinct(said) && one_node && exports[0].units.size() > 1) {
     auto [n, rule] = one_export_numbers(exports[0]);
     numbers = {n};
     rules = {std::vector<std::string>(n.size(), rule)};
-  } else if (!distinct(said) && exports.size() > 1) {
+  } else if (!distinct(said) && !one_node) {
     const std::string rule = node_numbers(exports, numbers);
     for (auto& list : rules) list.assign(list.size(), rule);
     exports[0].whole.warnings.push_back(
         std::to_string(exports.size()) +
-        " Nsight Systems exports of one job whose ranks do not "
+        " Nsight Systems export(s) of one job whose ranks do not "
         "each say a distinct rank (RANK, an MPI Rank mark, an NCCL communicator rank, a "
         "rank<R> file name): rank numbers from " +
         rule);

@@ -263,23 +263,14 @@ std::string json_column(Export& x) {
   return "NULL";
 }
 
-}  // namespace
+// One record of the export, with its process and emit_nvtx sequence number.
+void keep(RankTrace& t, const TraceRecord& r, std::int64_t process, std::int64_t seq) {
+  t.records.push_back(r);
+  t.record_process.push_back(process);
+  t.record_seq.push_back(seq);
+}
 
-RankTrace parse_nsys(const std::string& path) {
-  RankTrace t;
-  t.file = path;
-  t.format = "nsys";
-  t.clock_domain = path;
-  Export x(path);
-  check_schema(x, t);
-  if (!x.has_table("StringIds")) x.fail("StringIds", "the table is missing");
-  std::map<std::int64_t, CommRank> comm_ranks;  // globalPid -> its largest communicator
-  auto keep = [&](const TraceRecord& r, std::int64_t process, std::int64_t seq) {
-    t.records.push_back(r);
-    t.record_process.push_back(process);
-    t.record_seq.push_back(seq);
-  };
-
+void read_kernels(Export& x, RankTrace& t) {
   x.for_each_row("CUPTI_ACTIVITY_KIND_KERNEL",
                  "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, s.value, "
                  "k.globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = "
@@ -296,8 +287,11 @@ RankTrace parse_nsys(const std::string& path) {
                                 : RecordKind::kKernel;
                    if (r.end_ns < r.begin_ns)
                      x.fail("CUPTI_ACTIVITY_KIND_KERNEL", "a kernel ends before it starts");
-                   keep(r, sqlite3_column_int64(s, 6), -1);
+                   keep(t, r, sqlite3_column_int64(s, 6), -1);
                  });
+}
+
+void read_runtime(Export& x, RankTrace& t) {
   x.for_each_row("CUPTI_ACTIVITY_KIND_RUNTIME",
                  "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
                  "CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId",
@@ -308,8 +302,23 @@ RankTrace parse_nsys(const std::string& path) {
                    r.correlation = sqlite3_column_int64(s, 3);
                    r.name = t.names.intern(text(s, 4));
                    r.kind = RecordKind::kRuntime;
-                   keep(r, process_of(global_tid), -1);
+                   keep(t, r, process_of(global_tid), -1);
                  });
+}
+
+// A mark (an NVTX event without an end): "MPI Rank N" says the process's rank (nsys
+// --trace=mpi).
+void read_mark(Export& x, RankTrace& t, const std::string& name, std::int64_t process) {
+  if (name.rfind("MPI Rank ", 0) != 0) return;
+  const std::optional<int> rank = leading_rank(std::string_view(name).substr(9));
+  if (!rank) x.fail("NVTX_EVENTS", "the mark '" + name + "' names no rank a job can have");
+  t.process_ranks[process] = {*rank, "NVTX mark 'MPI Rank'"};
+}
+
+// NVTX ranges (emit_nvtx names cut to the operator, the numbers apart), marks, and NCCL's
+// communicator payloads: a process's rank in its largest communicator, unless a mark says it.
+void read_nvtx(Export& x, RankTrace& t) {
+  std::map<std::int64_t, CommRank> comm_ranks;  // globalPid -> its largest communicator
   x.for_each_row(
       "NVTX_EVENTS",
       "SELECT n.start, n.end, n.globalTid, coalesce(n.text, s.value, ''), " + json_column(x) +
@@ -317,34 +326,38 @@ RankTrace parse_nsys(const std::string& path) {
       [&](sqlite3_stmt* s) {
         ++t.events_read;
         const std::string name = text(s, 3);
-        const std::int64_t global_tid = sqlite3_column_int64(s, 2);
+        const std::int64_t process = process_of(sqlite3_column_int64(s, 2));
         if (sqlite3_column_type(s, 4) == SQLITE_TEXT)
-          note_comm_rank(text(s, 4), process_of(global_tid), comm_ranks);
-        if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
-          // A mark: "MPI Rank N" says the rank (nsys --trace=mpi).
-          if (name.rfind("MPI Rank ", 0) == 0) {
-            const std::optional<int> rank = leading_rank(std::string_view(name).substr(9));
-            if (!rank)
-              x.fail("NVTX_EVENTS", "the mark '" + name + "' names no rank a job can have");
-            t.process_ranks[process_of(global_tid)] = {*rank, "NVTX mark 'MPI Rank'"};
-          }
-          return;
-        }
+          note_comm_rank(text(s, 4), process, comm_ranks);
+        if (sqlite3_column_type(s, 1) == SQLITE_NULL) return read_mark(x, t, name, process);
         TraceRecord r;
         r.begin_ns = sqlite3_column_int64(s, 0);
         r.end_ns = sqlite3_column_int64(s, 1);
-        r.thread = tid_of(global_tid);
+        r.thread = tid_of(sqlite3_column_int64(s, 2));
         const NvtxName n = emit_nvtx_name(name);
         r.name = t.names.intern(n.name);
         r.correlation = n.op_id;
         r.kind = n.op_id >= 0 || n.seq >= 0 ? emit_nvtx_kind(n.name) : RecordKind::kLabel;
         if (r.end_ns < r.begin_ns) x.fail("NVTX_EVENTS", "a range ends before it starts");
-        keep(r, process_of(global_tid), n.seq);
+        keep(t, r, process, n.seq);
       });
-  for (const auto& [process, comm] : comm_ranks) {
-    // An MPI Rank mark, where the process has one, says the rank first.
+  for (const auto& [process, comm] : comm_ranks)
     t.process_ranks.try_emplace(process, ProcessRank{comm.rank, "NCCL communicator rank"});
-  }
+}
+
+}  // namespace
+
+RankTrace parse_nsys(const std::string& path) {
+  RankTrace t;
+  t.file = path;
+  t.format = "nsys";
+  t.clock_domain = path;
+  Export x(path);
+  check_schema(x, t);
+  if (!x.has_table("StringIds")) x.fail("StringIds", "the table is missing");
+  read_kernels(x, t);
+  read_runtime(x, t);
+  read_nvtx(x, t);
   read_launch_environment(x, t);
   read_host(x, t);
   t.rank = rank_from_file_name(path);

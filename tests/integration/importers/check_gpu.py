@@ -7,8 +7,10 @@ usage: check_gpu.py CULPRIT TRACES WORKDIR MODE
 MODE nsys_multi: nsys-multi/h100_2gpu_1s.sqlite is 2 ranks (a rank per globalPid with kernels,
                  numbered by device id, the rule in --json rank_rule), 1 step said once, kernel
                  classes and collectives as the oracle counts them, emit_nvtx names cut; the same
-                 job as one export per process (rank0/rank1.sqlite) gives the same run; a copy with
-                 70,000 more distinct emit_nvtx texts imports (it was refused: > 65,535 names).
+                 job as one export per node (nsys_node_split.sql: named rank<R>, named by node with
+                 both GPUs 0, and with NODE_RANK given in reverse order) gives the same ranks,
+                 steps, events and attribution; a copy with 70,000 more distinct emit_nvtx texts
+                 imports (it was refused: > 65,535 names).
 MODE b200:       gpu-kineto/b200_eager_trace.json.gz (--partial): nvjet GEMMs and the multimem
                  all-reduce classified, every collective paired with its call by correlation,
                  busy share = the union of kernel time / span (<= 100 %), GEMM FLOP/s and algbw/
@@ -17,6 +19,7 @@ MODE classes:    every other real trace (hta, nsys, torch-ddp): ranks, steps, ke
                  collectives against the oracle.
 """
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -122,30 +125,67 @@ def stored_names(db, run_id):
 
 
 def per_rank_events(db, run_id):
+    """Per rank: its event count and a digest of its events as the store's run_events view decodes
+    them (step, ids, kind, name, times, bytes, stream), all but the device id, which the per-node
+    split renumbers on purpose."""
     con = sqlite3.connect(db)
-    return dict(con.execute("select rank, sum(events) from run_event_packs where run_id = ? group by rank",
-                            (run_id,)).fetchall())
+    out = {}
+    for row in con.execute(
+            "select e.rank, e.step, e.microbatch, e.layer, e.seq, e.kind, e.name, e.begin_ns, e.end_ns, "
+            "e.bytes, e.stream from run_events e where e.run_id = ? order by e.rank, e.step, e.begin_ns, "
+            "e.end_ns, e.name, e.microbatch", (run_id,)):
+        count, digest = out.get(row[0], (0, hashlib.sha256()))
+        digest.update(repr(row[1:]).encode())
+        out[row[0]] = (count + 1, digest)
+    return {rank: (count, digest.hexdigest()[:12]) for rank, (count, digest) in out.items()}
 
 
-def split_export(src, folder):
-    """The same job as one export per process: rows of the other process deleted."""
+SPLIT_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nsys_node_split.sql")
+
+
+def split_export(src, folder, names, node_ranks=(None, None)):
+    """The same job as one export per node: copies of the real file cut by nsys_node_split.sql
+    (derived from the real rows; the script says every edit). names[k] is node k's file name."""
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    con = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
-    pids = [r[0] for r in con.execute(
-        "select distinct globalPid from CUPTI_ACTIVITY_KIND_KERNEL order by globalPid")]
-    devices = dict(con.execute("select globalPid, min(deviceId) from CUPTI_ACTIVITY_KIND_KERNEL group by 1"))
-    con.close()
-    for pid in pids:
-        path = os.path.join(folder, f"rank{devices[pid]}.sqlite")
+    paths = []
+    for node, (name, node_rank) in enumerate(zip(names, node_ranks)):
+        path = os.path.join(folder, name)
         shutil.copy(src, path)
         c = sqlite3.connect(path)
-        c.execute("delete from CUPTI_ACTIVITY_KIND_KERNEL where globalPid != ?", (pid,))
-        for table in ("CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"):
-            c.execute(f"delete from {table} where (globalTid >> 24) << 24 != ?", (pid,))
+        c.execute("create table culprit_node (node integer, node_rank integer)")
+        c.execute("insert into culprit_node values (?, ?)", (node, node_rank))
+        with open(SPLIT_SQL) as f:
+            c.executescript(f.read())
         c.commit()
         c.close()
-    return folder
+        paths.append(path)
+    return paths
+
+
+def attribution(db, run_id):
+    """attribute --json of a run, less what names the run itself."""
+    p = run(["attribute", "--db", db, str(run_id), "--json"])
+    if p.returncode:
+        return None
+    doc = json.loads(p.stdout)
+    doc.pop("run_id", None)
+    return doc
+
+
+def same_run(tag, info, db, other, db2):
+    """other (the job as per-node exports) is the run info is (the one export)."""
+    if not other:
+        return
+    check(other["ranks"] == info["ranks"] and other["steps"] == info["steps"]
+          and other["kernels"] == info["kernels"] and other["kernel_classes"] == info["kernel_classes"]
+          and other["collectives"] == info["collectives"] and other["events"] == info["events"],
+          f"{tag}: {other['ranks']} ranks, {other['steps']} step(s), {other['events']} events == "
+          f"the one export's {info['ranks']}, {info['steps']}, {info['events']}")
+    check(per_rank_events(db2, other["run_id"]) == per_rank_events(db, info["run_id"]),
+          f"{tag}: the same events on each rank ({per_rank_events(db2, other['run_id'])})")
+    a, b = attribution(db, info["run_id"]), attribution(db2, other["run_id"])
+    check(a is not None and a == b, f"{tag}: the same attribution (attribute --json)")
 
 
 def mode_nsys_multi():
@@ -176,16 +216,33 @@ def mode_nsys_multi():
         other = import_json([path], fresh(f"multi-{by}.db"), ["--rank-by", by])
         check(other is not None and other["ranks"] == 2 and other["events"] == info["events"],
               f"nsys-multi --rank-by {by}: the same 2 ranks and {info['events']} events")
-    # the same job, one export per process: the same run
-    folder = split_export(path, os.path.join(WORK, "multi-split"))
-    db2 = fresh("multi-split.db")
-    two = import_json([folder], db2)
+    # the same job as one export per node (nsys_node_split.sql over the real file): the same run.
+    # Named by rank: the file names number them.
+    one = split_export(path, os.path.join(WORK, "split-rank"), ["rank0.sqlite", "rank1.sqlite"])
+    db2 = fresh("split-rank.db")
+    same_run("two exports named rank<R>", info, db, import_json(one, db2), db2)
+    # Named by node: both say GPU 0 (they collided: "cannot tell which rank"); numbered by the
+    # device id within the node plus the node's offset, nodes by host name in the files' order.
+    nodes = split_export(path, os.path.join(WORK, "split-node"), ["node-a.sqlite", "node-b.sqlite"])
+    db3 = fresh("split-node.db")
+    two = import_json(nodes, db3)
+    same_run("two per-node exports, both GPU 0", info, db, two, db3)
     if two:
-        check(two["ranks"] == 2 and two["steps"] == info["steps"] and two["kernels"] == info["kernels"]
-              and two["kernel_classes"] == info["kernel_classes"] and two["events"] == info["events"],
-              f"two-file form: {two['ranks']} ranks, {two['events']} events == one-file {info['events']}")
-        check(per_rank_events(db2, two["run_id"]) == per_rank_events(db, info["run_id"]),
-              "two-file form: the same events on each rank")
+        check(two["rank_rule"] == "the CUDA device id within its node plus the node's offset (nodes "
+              "by host name in the files' order, each after the ranks of those before it)",
+              f"per-node exports: rank_rule '{two['rank_rule']}'")
+        check(sum("2 Nsight Systems export(s) of one job" in w for w in two["warnings"]) == 1,
+              "per-node exports: the rule is warned once")
+    # NODE_RANK in each launched process's environment decides, not the files' order
+    said = split_export(path, os.path.join(WORK, "split-said"), ["z-node0.sqlite", "a-node1.sqlite"],
+                        node_ranks=(0, 1))
+    db4 = fresh("split-said.db")
+    three = import_json([said[1], said[0]], db4)
+    same_run("per-node exports given in reverse, NODE_RANK said", info, db, three, db4)
+    if three:
+        check(three["rank_rule"] == "the CUDA device id within its node plus the node's offset "
+              "(nodes numbered by process environment NODE_RANK x 1 ranks)",
+              f"NODE_RANK: rank_rule '{three['rank_rule']}'")
     # more distinct emit_nvtx texts than the run file has names: imports (was refused)
     big = os.path.join(WORK, "multi-names.sqlite")
     shutil.copy(path, big)
