@@ -1048,3 +1048,27 @@ TEST_CASE("ranks in one export take the rank NCCL's communicator payload says") 
         "the rank each process says (NCCL communicator rank) (process 111, GPU 0)");
   std::filesystem::remove(path);
 }
+
+TEST_CASE("without a Seq, the k-th collective of its name is the k-th on every rank") {
+  // hand-written: rank 0 issued an all-reduce then an all-to-all in one group; rank 1's trace
+  // (sampled) lost its all-reduce. The all-to-alls are one collective; the all-reduce is missing
+  // on rank 1, not compared with the all-to-all.
+  std::vector<RankTrace> traces;
+  for (int r = 0; r < 2; ++r) {
+    RankTrace t;
+    t.file = "rank" + std::to_string(r) + ".json";
+    t.rank = r;
+    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+    if (r == 0) rec(t, "c10d::allreduce_", RecordKind::kOp, 100, 110);
+    rec(t, "c10d::alltoall_base_", RecordKind::kOp, 200, 210);
+    traces.push_back(std::move(t));
+  }
+  std::vector<std::vector<RankCollective>> colls = matched_collectives(traces);
+  REQUIRE(colls[0].size() == 2);
+  REQUIRE(colls[1].size() == 1);
+  CHECK(colls[1][0].ordinal == colls[0][1].ordinal);  // the all-to-all
+  CHECK(colls[0][0].ordinal != colls[0][1].ordinal);
+  const CollectiveCheck check = check_collectives(traces, colls, false);  // no name mismatch
+  REQUIRE(check.warnings.size() == 1);
+  CHECK(check.warnings[0].find("collective #0 is missing in rank1.json") != std::string::npos);
+}

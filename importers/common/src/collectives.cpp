@@ -63,17 +63,21 @@ void assign_identities(const std::vector<RankTrace>& traces,
     }
   }
   all_seq = all_seq && any;
-  using Key = std::tuple<int, std::string, std::int64_t>;
+  using Key = std::tuple<int, std::string, std::string, std::int64_t>;
   std::map<Key, int> canonical;
   std::map<int, int> next;  // per step
   for (std::size_t r = 0; r < colls.size(); ++r) {
-    std::map<std::pair<int, std::string>, std::int64_t> in_group;
+    std::map<std::tuple<int, std::string, std::string>, std::int64_t> in_group;
     std::set<std::pair<int, int>> used;
     for (RankCollective& c : colls[r]) {
       const std::string group =
           c.group >= 0 ? traces[r].names[static_cast<std::uint32_t>(c.group)] : std::string();
-      const Key key =
-          all_seq ? Key{-1, group, c.seq} : Key{c.step, group, in_group[{c.step, group}]++};
+      // Without a Seq: the k-th collective of its name in the step and group is the k-th on
+      // every rank (a communicator's collectives are issued in one order; a different name is
+      // never the same collective, so a trace that lost one, sampled, shifts only that name's).
+      const std::string& name = traces[r].names[c.name];
+      const Key key = all_seq ? Key{-1, group, "", c.seq}
+                              : Key{c.step, group, name, in_group[{c.step, group, name}]++};
       auto [it, inserted] = canonical.try_emplace(key, 0);
       if (inserted) it->second = next[c.step]++;
       c.ordinal = it->second;
