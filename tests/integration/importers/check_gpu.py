@@ -15,8 +15,9 @@ MODE b200:       gpu-kineto/b200_eager_trace.json.gz (--partial): nvjet GEMMs an
                  all-reduce classified, every collective paired with its call by correlation,
                  busy share = the union of kernel time / span (<= 100 %), GEMM FLOP/s and algbw/
                  busbw per operation from the oracle's own sums, no bandwidth from zero bytes.
-MODE classes:    every other real trace (hta, nsys, torch-ddp): ranks, steps, kernel classes and
-                 collectives against the oracle.
+MODE classes:    every other real trace (hta, nsys, torch-ddp in both layouts): ranks, steps,
+                 kernel classes and collectives (calls per step, each paired with its execution)
+                 against the oracle.
 """
 import gzip
 import hashlib
@@ -113,7 +114,21 @@ def nsys_oracle(path):
         "select coalesce(n.text, s.value) from NVTX_EVENTS n left join StringIds s on s.id = n.textId "
         "where n.end is not null")] if con.execute(
         "select count(*) from sqlite_master where name = 'NVTX_EVENTS'").fetchone()[0] else []
+    # per GPU: the union of its kernels' intervals over every stream; the capture: the first to
+    # the last record of a process that ran kernels (kernels, runtime calls, NVTX ranges)
+    spans = {}
+    for d in {d for _, d, _ in kernels}:
+        spans[d] = union_ns([(b, e) for b, e in con.execute(
+            "select start, end from CUPTI_ACTIVITY_KIND_KERNEL where deviceId = ?", (d,))])
+    pids = ",".join(str(g) for g in {g for g, _, _ in kernels})
+    nvtx = (f" union all select start, end from NVTX_EVENTS where end is not null and "
+            f"(globalTid >> 24) << 24 in ({pids})") if texts else ""
+    lo, hi = con.execute(
+        f"select min(b), max(e) from (select start b, end e from CUPTI_ACTIVITY_KIND_KERNEL union all "
+        f"select start, end from CUPTI_ACTIVITY_KIND_RUNTIME where (globalTid >> 24) << 24 in ({pids})"
+        f"{nvtx})").fetchone()
     return {"units": procs, "classes": count_classes(n for _, _, n in kernels),
+            "busy_ns": spans, "span_ns": hi - lo,
             "kernels": len(kernels), "nvtx_texts": len(set(texts)),
             "nvtx_names": len({EMIT_NVTX.sub("", t) for t in texts}),
             "collective_ranges": sum(1 for t in texts if EMIT_NVTX.sub("", t).startswith(("c10d::", "nccl:")))}
@@ -212,6 +227,24 @@ def mode_nsys_multi():
     check(not any("op_id" in n or ", seq = " in n for n in names) and len(names) <= o["nvtx_names"] + 400,
           f"nsys-multi: {len(names)} stored names, none with emit_nvtx suffixes "
           f"({o['nvtx_texts']} distinct NVTX texts are {o['nvtx_names']} names)")
+    # figures (#34 item 5) against the raw file: busy share = each GPU's union of kernel time
+    # over its streams / the capture, GEMM FLOP/s n/a (an nsys export records no shapes), no
+    # bandwidth (no collective)
+    a = attribution(db, info["run_id"])
+    if a:
+        busy = a["summary"]["sampled_activity"]
+        want = sum(o["busy_ns"].values()) / (o["span_ns"] * len(o["busy_ns"]))
+        per_gpu = ", ".join("%.2f %%" % (100 * v / o["span_ns"]) for v in o["busy_ns"].values())
+        check(busy["busy_share"] <= 1 and abs(busy["busy_share"] - want) <= 0.005 * want,
+              f"nsys-multi: busy share {100 * busy['busy_share']:.3f} % == oracle {100 * want:.3f} % "
+              f"(per GPU {per_gpu})")
+        eff = a["summary"]["efficiency"]
+        gemm = eff["gemm_flops_per_s"]
+        check(gemm["value"] is None and f"none of the {o['classes']['gemm']} GEMM kernels" in gemm["missing"]
+              and "Nsight Systems exports hold none" in gemm["missing"],
+              f"nsys-multi: GEMM FLOP/s n/a with the reason ({gemm['missing']})")
+        check(eff["busbw"]["value"] is None and eff["busbw"]["missing"] == "the run has no collectives"
+              and eff["bandwidth_by_operation"] == [], "nsys-multi: no bandwidth without a collective")
     for by in ("process", "device"):
         other = import_json([path], fresh(f"multi-{by}.db"), ["--rank-by", by])
         check(other is not None and other["ranks"] == 2 and other["events"] == info["events"],
@@ -399,20 +432,86 @@ def mode_classes():
         if info:
             check(info["ranks"] == len(o["units"]) == 1 and info["kernel_classes"] == o["classes"],
                   f"nsys/{f}: 1 rank, kernel classes {info['kernel_classes']} == oracle {o['classes']}")
-    # torch-ddp (CPU, gloo): no kernel; ranks and steps from the oracle
-    for case in ("ddp2-control", "ddp4-matmul-layer1"):
-        folder = os.path.join(TRACES, "torch-ddp", case, "kineto")
-        files = sorted(os.listdir(folder))
-        steps = None
-        for f in files:
-            ev = load(os.path.join(folder, f))["traceEvents"]
-            s = {e["name"] for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#")}
-            steps = s if steps is None else steps & s
-        info = import_json([folder], fresh("classes-ddp.db"))
-        if info:
-            check(info["ranks"] == len(files) and info["steps"] == len(steps) and info["kernel_classes"] == {}
-                  and info["rank_rule"] == "distributedInfo",
-                  f"torch-ddp/{case}: {info['ranks']} ranks, {info['steps']} steps == {len(steps)}, no kernel")
+    # torch-ddp (CPU, gloo), every case in both layouts: no kernel; ranks, steps and collectives
+    # (calls per step, each paired with its gloo execution: bytes = 4 x its Input Dims) from the
+    # raw files
+    for case in sorted(os.listdir(os.path.join(TRACES, "torch-ddp"))):
+        for layout in ("kineto", "legacy"):
+            folder = os.path.join(TRACES, "torch-ddp", case, layout)
+            if os.path.isdir(folder):
+                check_torch_ddp(case, layout, folder)
+    # hta cpu_only: one gloo rank of 300, trimmed; its executions inside the one step are kept
+    path = os.path.join(TRACES, "hta", "cpu_only", "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")
+    o = cpu_oracle(load(path)["traceEvents"])
+    info = import_json([path], fresh("classes-cpu.db"), ["--partial"])
+    if info:
+        inside = sum(len(v) for v in o["works"].values())
+        check(info["ranks"] == 1 and info["steps"] == len(o["steps"]) == 1
+              and info["collectives"] == inside == 2 and info["kernel_classes"] == {},
+              f"hta/cpu_only: 1 rank, {info['steps']} step, {info['collectives']} collectives == "
+              f"the {inside} gloo executions inside ProfilerStep (the others outside every step)")
+
+
+def events_of(path):
+    d = load(path)
+    return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def cpu_oracle(ev):
+    """Steps (ProfilerStep#N -> [ts, end]) and, per step, its c10d::allreduce_ calls and its
+    gloo:all_reduce executions (their element counts, by start) from one rank's raw events."""
+    steps = {}
+    for e in ev:
+        m = re.match(r"ProfilerStep#(\d+)$", str(e.get("name", "")))
+        if m and e.get("ph") == "X":
+            steps[int(m.group(1))] = (e["ts"], e["ts"] + e["dur"])
+
+    def step_of(ts):
+        return next((n for n, (b, end) in steps.items() if b <= ts <= end), None)
+    calls, works = {}, {}
+    for e in sorted((e for e in ev if e.get("ph") == "X"), key=lambda e: e["ts"]):
+        n = step_of(e["ts"])
+        if n is None:
+            continue
+        if e.get("name") == "c10d::allreduce_":
+            calls[n] = calls.get(n, 0) + 1
+        elif e.get("name") == "gloo:all_reduce":
+            dims = (e.get("args") or {}).get("Input Dims")
+            works.setdefault(n, []).append(dims[0][0] if dims else None)
+    return {"steps": steps, "calls": calls, "works": works}
+
+
+def check_torch_ddp(case, layout, folder):
+    files = sorted(os.listdir(folder))
+    oracles = [cpu_oracle(events_of(os.path.join(folder, f))) for f in files]
+    common = set.intersection(*(set(o["steps"]) for o in oracles))
+    db = fresh("classes-ddp.db")
+    info = import_json([folder], db)
+    if not info:
+        return
+    calls = sum(o["calls"].get(n, 0) for o in oracles for n in common)
+    check(info["ranks"] == len(files) and info["steps"] == len(common) and info["kernel_classes"] == {}
+          and info["collectives"] == calls,
+          f"torch-ddp/{case}/{layout}: {info['ranks']} ranks, {info['steps']} steps == {len(common)}, "
+          f"{info['collectives']} collectives == {calls} c10d::allreduce_ calls, no kernel")
+    con = sqlite3.connect(db)
+    stored = {}
+    for rank, step, nbytes in con.execute(
+            "select rank, step, bytes from run_events where run_id = ? and kind = 'collective' "
+            "order by rank, step, begin_ns", (info["run_id"],)):
+        stored.setdefault((rank, step), []).append(nbytes)
+    want = {(r, n): [4 * x if x else 0 for x in o["works"].get(n, [])]
+            for r, o in enumerate(oracles) for n in common}
+    sizes = ("bytes per rank and step == 4 x the executions' Input Dims, in order" if layout == "kineto"
+             else "the legacy layout records no size: as many per rank and step, 0 bytes")
+    check(stored == want, f"torch-ddp/{case}/{layout}: every call paired with its gloo execution ({sizes})")
+    seqs = {}
+    for step, seq, n, ranks in con.execute(
+            "select step, seq, count(distinct bytes), count(*) from run_events where run_id = ? and "
+            "kind = 'collective' group by step, seq", (info["run_id"],)):
+        seqs[(step, seq)] = (n, ranks)
+    check(all(n == 1 and ranks == len(files) for n, ranks in seqs.values()),
+          f"torch-ddp/{case}/{layout}: each (step, seq) is one collective on every rank, one size")
 
 
 {"nsys_multi": mode_nsys_multi, "b200": mode_b200, "classes": mode_classes}[MODE]()
