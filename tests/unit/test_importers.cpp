@@ -1072,3 +1072,60 @@ TEST_CASE("without a Seq, the k-th collective of its name is the k-th on every r
   REQUIRE(check.warnings.size() == 1);
   CHECK(check.warnings[0].find("collective #0 is missing in rank1.json") != std::string::npos);
 }
+
+TEST_CASE("NCCL's own NVTX calls give nsys collectives their bytes and communicator") {
+  // hand-written: two processes (GPUs 0 and 1), one step each: NCCL's ncclAllReduce range with
+  // its payload as JSON text (a communicator id beyond int64, 4 MiB), the kernel it launched,
+  // and a SendRecv kernel with no call; ncclCommInitRank is no collective
+  std::vector<NsysRow> kernels, launches, nvtx;
+  for (std::int64_t pid : {kPid0, kPid1}) {
+    const int device = pid == kPid0 ? 0 : 1;
+    nvtx.push_back({1000, 1090, tid(pid), "train_step"});
+    launches.push_back({1052, 1053, tid(pid), "", 0, pid * 10});
+    kernels.push_back(
+        {1055, 1070, pid, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", device, pid * 10});
+    kernels.push_back({1075, 1080, pid, "ncclDevKernel_SendRecv", device, pid * 10 + 1});
+  }
+  std::string sql = "ALTER TABLE NVTX_EVENTS ADD COLUMN jsonText TEXT;";
+  for (std::int64_t pid : {kPid0, kPid1}) {
+    sql +=
+        "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, jsonText) VALUES "
+        "(1050000, 1060000, 59, 'ncclAllReduce', " +
+        std::to_string(tid(pid)) +
+        ", '{\"NCCL communicator ID\": 18446744073709551557, \"Message size [bytes]\": "
+        "4194304, \"Reduction operation\": \"Sum\"}');"
+        "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, jsonText) VALUES "
+        "(1010000, 1020000, 59, 'ncclCommInitRank', " +
+        std::to_string(tid(pid)) +
+        ", '{\"NCCL communicator ID\": 18446744073709551557, \"No. of ranks\": 2, \"Rank\": " +
+        std::to_string(pid == kPid0 ? 0 : 1) + "}');";
+  }
+  const std::string path = write_nsys("culprit_nccl_calls.sqlite", kernels, launches, nvtx, sql);
+  const ImportedRun run = build_run(read_traces({path}, Format::kNsys), ImportOptions{});
+  CHECK(run.summary.rank_rule ==
+        "a rank per process of the export; number from the rank each process says (NCCL "
+        "communicator rank)");
+  CHECK(run.summary.collectives == 4);  // per rank: the all-reduce call, the SendRecv kernel
+  int all_reduce = 0, send_recv = 0;
+  for (const auto& e : run.contents.events) {
+    if (e.kind != runfile::EventKind::kCollective) continue;
+    const std::string& name = run.contents.names[e.name];
+    if (name == "ncclAllReduce") {
+      ++all_reduce;
+      CHECK(e.bytes == 4194304);
+      CHECK(e.end_ns == 1070 * us);  // completion: the end of its kernel
+    } else {
+      ++send_recv;
+      CHECK(name == "ncclDevKernel_SendRecv");
+      CHECK(e.bytes == 0);  // no message size: no bandwidth from it
+    }
+  }
+  CHECK(all_reduce == 2);
+  CHECK(send_recv == 2);
+  for (const std::string& w : run.summary.warnings)
+    CHECK(w.find("not in every file") == std::string::npos);
+  CHECK_FALSE(is_collective_call("ncclCommInitRank"));
+  CHECK_FALSE(is_collective_call("ncclSend"));
+  CHECK(is_collective_call("ncclReduceScatter"));
+  std::filesystem::remove(path);
+}

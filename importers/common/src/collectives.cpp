@@ -34,6 +34,13 @@ bool is_collective_call(std::string_view name) {
   // PyTorch's symmetric-memory collectives (symm_mem::multimem_all_reduce_), whose kernels are
   // no nccl* kernels.
   if (starts_with(name, "symm_mem::")) return collective_op_from_name(name) != CollectiveOp::kNone;
+  // NCCL's own API ranges (NCCL 2.19+ NVTX: ncclAllReduce, ncclBroadcast, ...). Not ncclSend and
+  // ncclRecv: a send and its receive have different names on the two ranks, while the SendRecv
+  // kernel they launch has one name on both, and pairs as the collective.
+  if (name.size() > 4 && starts_with(name, "nccl") && name[4] >= 'A' && name[4] <= 'Z') {
+    const CollectiveOp op = collective_op_from_name(name);
+    return op != CollectiveOp::kNone && op != CollectiveOp::kSendRecv;
+  }
   return std::find(kMpiCollectives.begin(), kMpiCollectives.end(), name) != kMpiCollectives.end();
 }
 

@@ -15,6 +15,7 @@
 #include "culprit/importers/mapping.hpp"
 #include "culprit/importers/nsys.hpp"
 #include "culprit/importers/ranks.hpp"
+#include "nccl_payload.hpp"
 
 namespace culprit::importers {
 namespace {
@@ -213,38 +214,19 @@ void read_host(Export& x, RankTrace& t) {
                  [&](sqlite3_stmt* s) { t.host = text(s, 0); });
 }
 
-// The integer after `"key":` in a JSON text, nullopt when absent.
-std::optional<std::int64_t> json_integer(std::string_view json, std::string_view key) {
-  const std::string quoted = "\"" + std::string(key) + "\"";
-  std::size_t at = json.find(quoted);
-  if (at == std::string_view::npos) return std::nullopt;
-  at = json.find_first_not_of(" \t\r\n", at + quoted.size());
-  if (at == std::string_view::npos || json[at] != ':') return std::nullopt;
-  at = json.find_first_not_of(" \t\r\n", at + 1);
-  if (at == std::string_view::npos) return std::nullopt;
-  std::int64_t n = 0;
-  auto [end, ec] = std::from_chars(json.data() + at, json.data() + json.size(), n);
-  if (ec != std::errc() || end == json.data() + at) return std::nullopt;
-  return n;
-}
-
-// NCCL's own NVTX ranges (NCCL 2.19+) carry typed payloads, exported as JSON text: those of a
-// communicator's creation (ncclCommInitRank, ncclCommSplit ...) say the process's "Rank" among
-// "No. of ranks". The rank in the process's largest communicator is its rank in the job.
+// A communicator's creation says the process's rank among its ranks: the rank in the process's
+// largest communicator is its rank in the job.
 struct CommRank {
   std::int64_t ranks = 0;
   int rank = -1;
 };
 
-void note_comm_rank(std::string_view json, std::int64_t process,
+void note_comm_rank(const NcclPayload& p, std::int64_t process,
                     std::map<std::int64_t, CommRank>& comm_ranks) {
-  if (json.find("\"NCCL communicator ID\"") == std::string_view::npos) return;
-  const std::optional<std::int64_t> rank = json_integer(json, "Rank");
-  const std::optional<std::int64_t> size = json_integer(json, "No. of ranks");
-  if (!rank || !size || *rank < 0 || *rank >= *size || *size > std::numeric_limits<int>::max())
+  if (!p.rank || !p.ranks || *p.rank >= *p.ranks || *p.ranks > std::numeric_limits<int>::max())
     return;
   CommRank& best = comm_ranks[process];
-  if (*size > best.ranks) best = {*size, static_cast<int>(*rank)};
+  if (*p.ranks > best.ranks) best = {*p.ranks, static_cast<int>(*p.rank)};
 }
 
 // The NVTX payload's JSON text: jsonText, or through jsonTextId (exports differ), else NULL.
@@ -327,8 +309,10 @@ void read_nvtx(Export& x, RankTrace& t) {
         ++t.events_read;
         const std::string name = text(s, 3);
         const std::int64_t process = process_of(sqlite3_column_int64(s, 2));
-        if (sqlite3_column_type(s, 4) == SQLITE_TEXT)
-          note_comm_rank(text(s, 4), process, comm_ranks);
+        const NcclPayload nccl = sqlite3_column_type(s, 4) == SQLITE_TEXT
+                                     ? parse_nccl_payload(text(s, 4))
+                                     : NcclPayload{};
+        note_comm_rank(nccl, process, comm_ranks);
         if (sqlite3_column_type(s, 1) == SQLITE_NULL) return read_mark(x, t, name, process);
         TraceRecord r;
         r.begin_ns = sqlite3_column_int64(s, 0);
@@ -338,6 +322,15 @@ void read_nvtx(Export& x, RankTrace& t) {
         r.name = t.names.intern(n.name);
         r.correlation = n.op_id;
         r.kind = n.op_id >= 0 || n.seq >= 0 ? emit_nvtx_kind(n.name) : RecordKind::kLabel;
+        // An NCCL call's message size (bytes, as 1-byte elements) and communicator (its group:
+        // one id on every rank of it).
+        if (nccl.bytes) {
+          r.numel = *nccl.bytes;
+          r.elem_bytes = 1;
+        }
+        if (!nccl.communicator.empty())
+          r.group =
+              static_cast<std::int32_t>(t.names.intern("NCCL communicator " + nccl.communicator));
         if (r.end_ns < r.begin_ns) x.fail("NVTX_EVENTS", "a range ends before it starts");
         keep(t, r, process, n.seq);
       });
