@@ -12,11 +12,13 @@ MODE nsys_multi: nsys-multi/h100_2gpu_1s.sqlite is 2 ranks (a rank per globalPid
                  steps, events and attribution; a copy with 70,000 more distinct emit_nvtx texts
                  imports (it was refused: > 65,535 names).
 MODE b200:       gpu-kineto/b200_eager_trace.json.gz (--partial): nvjet GEMMs and the multimem
-                 all-reduce classified, every collective paired with its call by correlation,
+                 all-reduce classified, 1 step (no ProfilerStep#), every collective paired with
+                 its call by correlation,
                  busy share = the union of kernel time / span (<= 100 %), GEMM FLOP/s and algbw/
                  busbw per operation from the oracle's own sums, no bandwidth from zero bytes.
 MODE classes:    every other real trace (hta, nsys, torch-ddp in both layouts): ranks, steps,
-                 kernel classes and collectives (calls per step, each paired with its execution)
+                 kernel classes and collectives (calls per step, each paired with its execution;
+                 HTA's sampled pair: each stored pair's size is its call's in both raw files)
                  against the oracle.
 """
 import gzip
@@ -361,6 +363,10 @@ def mode_b200():
         return
     check(info["ranks"] == 1 and info["world_size"] == d["distributedInfo"]["world_size"] == 8,
           "b200: rank 0 of 8, partial")
+    markers = sum(1 for e in ev if str(e.get("name", "")).startswith("ProfilerStep#"))
+    check(markers == 0 and info["steps"] == 1 and any("the whole capture is one step" in w
+                                                       for w in info["warnings"]),
+          f"b200: no ProfilerStep# in the file ({markers}): the whole capture is 1 step, said")
     check(info["kernel_classes"] == classes, f"b200: kernel classes {info['kernel_classes']} == oracle {classes}")
     check(classes["gemm"] >= 109 and classes["collective"] == 74,
           f"b200: the oracle counts nvjet/bmm GEMMs ({classes['gemm']}) and 73 multimem + 1 NCCL all-gather")
@@ -420,10 +426,13 @@ def mode_classes():
                 n = sum(1 for e in ev if e.get("cat") == cat)
                 if n:
                     classes[cls] = classes.get(cls, 0) + n
-        info = import_json(paths, fresh("classes.db"), ["--partial"])
+        db = fresh("classes.db")
+        info = import_json(paths, db, ["--partial"])
         if info:
             check(info["kernel_classes"] == classes,
                   f"{files[0]}: kernel classes {info['kernel_classes']} == oracle {classes}")
+            if len(paths) == 2:
+                check_sampled_pairs(paths, db, info)
     # nsys single-process exports
     for f in ("cloverleaf-cuda.sqlite", "saxpy-mpi-cuda.sqlite"):
         path = os.path.join(TRACES, "nsys", f)
@@ -450,6 +459,63 @@ def mode_classes():
               and info["collectives"] == inside == 2 and info["kernel_classes"] == {},
               f"hta/cpu_only: 1 rank, {info['steps']} step, {info['collectives']} collectives == "
               f"the {inside} gloo executions inside ProfilerStep (the others outside every step)")
+
+
+TYPE_BYTES = {"float": 4, "double": 8, "long int": 8, "int": 4, "c10::Half": 2, "c10::BFloat16": 2,
+              "signed char": 1, "unsigned char": 1, "bool": 1}
+
+
+def tensor_bytes(args, k):
+    """Bytes of input k of a raw event (Input Dims x Input type), None when it has no shape."""
+    dims, types = args.get("Input Dims") or [], args.get("Input type") or []
+    if k >= len(dims) or not dims[k] or k >= len(types) or types[k] not in TYPE_BYTES:
+        return None
+    n = 1
+    for x in dims[k]:
+        n *= x
+    return n * TYPE_BYTES[types[k]]
+
+
+def nccl_sizes(path):
+    """Per (ProfilerStep#N, c10d call name): the message bytes of its calls in order, from the raw
+    events as nccl-tests counts a size: the call's first tensor where it has a shape (an all-gather's
+    output), else the nccl:* range nested in it (an all-reduce's tensor)."""
+    ev = [e for e in load(path)["traceEvents"] if e.get("ph") == "X"]
+    steps = {int(e["name"].split("#")[1]): (e["ts"], e["ts"] + e["dur"])
+             for e in ev if e["name"].startswith("ProfilerStep#")}
+    ranges = [e for e in ev if e.get("cat") == "user_annotation" and e["name"].startswith("nccl:")]
+    out = {}
+    for c in sorted((e for e in ev if e["name"].startswith("c10d::") and "wait" not in e["name"]),
+                    key=lambda e: e["ts"]):
+        step = next((n for n, (b, end) in steps.items() if b <= c["ts"] <= end), None)
+        inner = [r for r in ranges if r["tid"] == c["tid"] and c["ts"] <= r["ts"] <= c["ts"] + c["dur"]]
+        size = tensor_bytes(c.get("args", {}), 0)
+        if size is None and inner:
+            size = tensor_bytes(inner[0].get("args", {}), 0)
+        if step is not None and size is not None:
+            out.setdefault((step, c["name"]), []).append(size)
+    return out
+
+
+def check_sampled_pairs(paths, db, info):
+    """HTA's sampled files lost different collectives on the two ranks: where both raw files
+    hold the same sizes for a (step, call), each is one stored pair; nothing stored contradicts
+    the raw files (each pair's size is that call's on both ranks)."""
+    raw = [nccl_sizes(p) for p in paths]
+    con = sqlite3.connect(db)
+    stored = {}
+    for rank, step, seq, name, nbytes in con.execute(
+            "select rank, step, seq, name, bytes from run_events where run_id = ? and kind = 'collective'",
+            (info["run_id"],)):
+        stored.setdefault((step, seq), {})[rank] = (name, nbytes)
+    pairs = [v for v in stored.values() if len(v) == 2]
+    consistent = all(v[0] == v[1] and all(v[0][1] in raw[r].get((step, v[0][0]), []) for r in (0, 1))
+                     for (step, _), v in stored.items() if len(v) == 2)
+    agreed = sum(len(a) for key, a in raw[0].items() if raw[1].get(key) == a)
+    check(consistent and len(pairs) >= agreed and len(stored) == len(pairs),
+          f"trace_filter: {len(pairs)} collectives paired across the 2 ranks, each with a size both raw "
+          f"files give its call (>= the {agreed} whose (step, call) sizes agree in full); none stored "
+          f"on one rank only")
 
 
 def events_of(path):
