@@ -273,6 +273,29 @@ void read_kernels(Export& x, RankTrace& t) {
                  });
 }
 
+// Copies and memsets: device work that the kernel table's memcpy and memset classes count (as
+// Kineto's gpu_memcpy and gpu_memset records are); kept for counting only.
+void read_copies(Export& x, RankTrace& t) {
+  for (const auto& [table, name] : {std::pair{"CUPTI_ACTIVITY_KIND_MEMCPY", "Memcpy"},
+                                    {"CUPTI_ACTIVITY_KIND_MEMSET", "Memset"}}) {
+    const std::uint32_t id = t.names.intern(name);
+    x.for_each_row(table,
+                   std::string("SELECT start, end, deviceId, streamId, correlationId, globalPid "
+                               "FROM ") +
+                       table,
+                   [&](sqlite3_stmt* s) {
+                     TraceRecord r = spanned_record(s, t);
+                     r.device = static_cast<std::int16_t>(sqlite3_column_int64(s, 2));
+                     r.thread = sqlite3_column_int64(s, 3);
+                     r.correlation = sqlite3_column_int64(s, 4);
+                     r.name = id;
+                     r.on_device = true;
+                     r.kind = RecordKind::kOther;
+                     keep(t, r, sqlite3_column_int64(s, 5), -1);
+                   });
+  }
+}
+
 void read_runtime(Export& x, RankTrace& t) {
   x.for_each_row("CUPTI_ACTIVITY_KIND_RUNTIME",
                  "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value FROM "
@@ -349,6 +372,7 @@ RankTrace parse_nsys(const std::string& path) {
   check_schema(x, t);
   if (!x.has_table("StringIds")) x.fail("StringIds", "the table is missing");
   read_kernels(x, t);
+  read_copies(x, t);
   read_runtime(x, t);
   read_nvtx(x, t);
   read_launch_environment(x, t);

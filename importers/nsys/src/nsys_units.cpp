@@ -9,12 +9,13 @@
 namespace culprit::importers {
 namespace {
 
-// The processes that ran kernels, each with its devices.
+// The processes that ran kernels, each with the devices of its kernels (copies do not count).
 std::map<std::int64_t, std::set<int>> kernel_processes(const RankTrace& t) {
   std::map<std::int64_t, std::set<int>> out;
   for (std::size_t i = 0; i < t.records.size(); ++i) {
     const TraceRecord& r = t.records[i];
-    if (r.on_device) out[t.record_process[i]].insert(r.device);
+    if (r.on_device && (r.kind == RecordKind::kKernel || r.kind == RecordKind::kCollectiveWork))
+      out[t.record_process[i]].insert(r.device);
   }
   return out;
 }

@@ -7,8 +7,8 @@ usage: check_gpu.py CULPRIT TRACES WORKDIR MODE
 MODE nsys_multi: nsys-multi/h100_2gpu_1s.sqlite is 2 ranks (a rank per globalPid with kernels,
                  numbered by device id, the rule in --json rank_rule), 1 step said once, kernel
                  classes and collectives as the oracle counts them, emit_nvtx names cut; the same
-                 job as one export per node (nsys_node_split.sql: named rank<R>, named by node with
-                 both GPUs 0, and with NODE_RANK given in reverse order) gives the same ranks,
+                 job as one export per node (nsys_node_split.sql: named by node with both GPUs 0,
+                 and with NODE_RANK given in reverse order) gives the same ranks,
                  steps, events and attribution; a copy with 70,000 more distinct emit_nvtx texts
                  imports (it was refused: > 65,535 names).
 MODE b200:       gpu-kineto/b200_eager_trace.json.gz (--partial): nvjet GEMMs and the multimem
@@ -129,7 +129,13 @@ def nsys_oracle(path):
         f"select min(b), max(e) from (select start b, end e from CUPTI_ACTIVITY_KIND_KERNEL union all "
         f"select start, end from CUPTI_ACTIVITY_KIND_RUNTIME where (globalTid >> 24) << 24 in ({pids})"
         f"{nvtx})").fetchone()
-    return {"units": procs, "classes": count_classes(n for _, _, n in kernels),
+    classes = count_classes(n for _, _, n in kernels)
+    for table, cls in (("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"), ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
+        if con.execute("select count(*) from sqlite_master where name = ?", (table,)).fetchone()[0]:
+            n = con.execute(f"select count(*) from {table}").fetchone()[0]
+            if n:
+                classes[cls] = classes.get(cls, 0) + n
+    return {"units": procs, "classes": classes,
             "busy_ns": spans, "span_ns": hi - lo,
             "kernels": len(kernels), "nvtx_texts": len(set(texts)),
             "nvtx_names": len({EMIT_NVTX.sub("", t) for t in texts}),
@@ -252,11 +258,7 @@ def mode_nsys_multi():
         check(other is not None and other["ranks"] == 2 and other["events"] == info["events"],
               f"nsys-multi --rank-by {by}: the same 2 ranks and {info['events']} events")
     # the same job as one export per node (nsys_node_split.sql over the real file): the same run.
-    # Named by rank: the file names number them.
-    one = split_export(path, os.path.join(WORK, "split-rank"), ["rank0.sqlite", "rank1.sqlite"])
-    db2 = fresh("split-rank.db")
-    same_run("two exports named rank<R>", info, db, import_json(one, db2), db2)
-    # Named by node: both say GPU 0 (they collided: "cannot tell which rank"); numbered by the
+    # (Exports named rank<R>: importers.nsys numbers 4 such copies.) Named by node: both say GPU 0 (they collided: "cannot tell which rank"); numbered by the
     # device id within the node plus the node's offset, nodes by host name in the files' order.
     nodes = split_export(path, os.path.join(WORK, "split-node"), ["node-a.sqlite", "node-b.sqlite"])
     db3 = fresh("split-node.db")
