@@ -1129,3 +1129,17 @@ TEST_CASE("NCCL's own NVTX calls give nsys collectives their bytes and communica
   CHECK(is_collective_call("ncclReduceScatter"));
   std::filesystem::remove(path);
 }
+
+TEST_CASE("one export of one rank that says only its LOCAL_RANK keeps it as its number") {
+  // hand-written: `torchrun ... nsys profile python train.py` on one node, rank 1's export
+  const std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 1, 1}};
+  const std::string path =
+      write_nsys("culprit_local_only.sqlite", kernels, {}, {}, launch_env("LOCAL_RANK=1"));
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kNsys);
+  REQUIRE(traces.size() == 1);
+  CHECK(traces[0].rank == 1);  // not "rank 0 of a 1-rank job"
+  CHECK(traces[0].rank_source.rfind("LOCAL_RANK within its node", 0) == 0);
+  CHECK_THROWS_WITH_AS(build_run(traces, ImportOptions{}), doctest::Contains("missing rank(s) 0"),
+                       culprit::UsageError);
+  std::filesystem::remove(path);
+}

@@ -9,6 +9,7 @@
 // each rank's rank_source and once in a warning.
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 #include "culprit/importers/nsys.hpp"
@@ -89,33 +90,46 @@ std::size_t unit_count(const ExportUnits& e) {
 }
 
 // Each unit's number within its node: LOCAL_RANK of a one-unit export where said, else the
-// device id; ties and unknowns by the files' order. Says which it used in `local`.
-void number_in_node(const std::vector<ExportUnits>& exports, const Node& node, int offset,
-                    Numbers& numbers, bool& local_rank_used) {
-  struct Entry {
-    int local;
-    std::size_t e, u;
-  };
-  std::vector<Entry> entries;
+// device id, as they are when every unit of the node has a distinct one (a node given in part
+// keeps its numbers), else 0, 1, ... in that order (ties and unknowns by the files' order).
+struct NodeLocals {
+  std::vector<std::tuple<std::size_t, std::size_t, int>> numbers;  // (export, unit, local)
+  int size = 0;  // the node's ranks as numbered: the highest local number + 1
+  bool local_rank_used = false;
+};
+
+NodeLocals node_locals(const std::vector<ExportUnits>& exports, const Node& node) {
+  NodeLocals out;
+  std::vector<int> said;
   for (std::size_t e : node.exports) {
     const ExportUnits& x = exports[e];
     for (std::size_t u = 0; u < unit_count(x); ++u) {
       int local = x.units.empty() ? -1 : x.units[u].device;
       if (unit_count(x) == 1 && x.whole.launch_local_rank.rank >= 0) {
         local = x.whole.launch_local_rank.rank;
-        local_rank_used = true;
+        out.local_rank_used = true;
       }
-      entries.push_back({local < 0 ? std::numeric_limits<int>::max() : local, e, u});
+      out.numbers.emplace_back(e, u, local);
+      said.push_back(local);
     }
   }
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.local < b.local; });
-  for (std::size_t k = 0; k < entries.size(); ++k)
-    numbers[entries[k].e][entries[k].u] = offset + static_cast<int>(k);
+  if (distinct({said})) {
+    for (int v : said) out.size = std::max(out.size, v + 1);
+    return out;
+  }
+  std::stable_sort(out.numbers.begin(), out.numbers.end(), [](const auto& a, const auto& b) {
+    const int x = std::get<2>(a), y = std::get<2>(b);
+    return (x < 0 ? std::numeric_limits<int>::max() : x) <
+           (y < 0 ? std::numeric_limits<int>::max() : y);
+  });
+  for (std::size_t k = 0; k < out.numbers.size(); ++k)
+    std::get<2>(out.numbers[k]) = static_cast<int>(k);
+  out.size = static_cast<int>(out.numbers.size());
+  return out;
 }
 
-// Several exports whose ranks do not all say a distinct number: numbers within each node plus
-// the node's offset.
+// Exports whose ranks do not all say a distinct number, over several nodes: numbers within each
+// node plus the node's offset.
 std::string node_numbers(const std::vector<ExportUnits>& exports, Numbers& numbers) {
   std::vector<Node> nodes = nodes_of(exports);
   std::set<int> said;
@@ -125,21 +139,20 @@ std::string node_numbers(const std::vector<ExportUnits>& exports, Numbers& numbe
     std::stable_sort(nodes.begin(), nodes.end(),
                      [](const Node& a, const Node& b) { return a.said < b.said; });
   }
-  std::size_t widest = 0;
-  std::vector<std::size_t> sizes;
-  for (const Node& n : nodes) {
-    std::size_t size = 0;
-    for (std::size_t e : n.exports) size += unit_count(exports[e]);
-    sizes.push_back(size);
-    widest = std::max(widest, size);
-  }
+  std::vector<NodeLocals> locals;
+  int widest = 0;
   bool local_rank_used = false;
+  for (const Node& n : nodes) {
+    locals.push_back(node_locals(exports, n));
+    widest = std::max(widest, locals.back().size);
+    local_rank_used = local_rank_used || locals.back().local_rank_used;
+  }
   int offset = 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     // Nodes that say their index leave room for a node not given (--partial).
-    if (by_said) offset = nodes[i].said * static_cast<int>(widest);
-    number_in_node(exports, nodes[i], offset, numbers, local_rank_used);
-    offset += static_cast<int>(sizes[i]);
+    if (by_said) offset = nodes[i].said * widest;
+    for (const auto& [e, u, local] : locals[i].numbers) numbers[e][u] = offset + local;
+    offset += locals[i].size;
   }
   return std::string(local_rank_used ? "LOCAL_RANK" : "the CUDA device id") +
          " within its node plus the node's offset (" +
@@ -198,8 +211,11 @@ std::vector<RankTrace> split_nsys_ranks(std::vector<RankTrace> files, RankBy by)
     }
   }
   numbers = said;
-  // One export that says its node is not the first is a node's part of a job: the node offset.
-  const bool one_node = exports.size() == 1 && exports[0].whole.launch_node.rank <= 0;
+  // One export is numbered within itself, unless it says its node is not the first (a node's
+  // part of a job) or it is one rank that says only its LOCAL_RANK: then the node rule.
+  const RankTrace& first = exports[0].whole;
+  const bool one_node = exports.size() == 1 && first.launch_node.rank <= 0 &&
+                        (exports[0].units.size() > 1 || first.launch_local_rank.rank < 0);
   if (!distinct(said) && one_node && exports[0].units.size() > 1) {
     auto [n, rule] = one_export_numbers(exports[0]);
     numbers = {n};
