@@ -1143,3 +1143,89 @@ TEST_CASE("one export of one rank that says only its LOCAL_RANK keeps it as its 
                        culprit::UsageError);
   std::filesystem::remove(path);
 }
+
+namespace {
+
+// A hand-written export of a 3-stage pipeline (ranks 0 -> 1 -> 2, one process per GPU): NCCL's
+// ncclSend/ncclRecv ranges with their payload (communicator 77, 4 KiB, the peer), each around
+// the launch of the SendRecv kernel it runs; with `init`, each process's ncclCommInitRank
+// payload says its rank in communicator 77.
+std::string pipeline_export(const std::string& name, bool init) {
+  struct Side {
+    std::int64_t pid;
+    int rank;
+    const char* call;
+    int peer;
+    std::int64_t at;  // us
+  };
+  const std::vector<Side> sides = {{kPid0, 0, "ncclSend", 1, 1050},
+                                   {kPid1, 1, "ncclRecv", 0, 1050},
+                                   {kPid1, 1, "ncclSend", 2, 1100},
+                                   {kPid1 + 1, 2, "ncclRecv", 1, 1100}};
+  std::vector<NsysRow> kernels, launches;
+  std::string sql = "ALTER TABLE NVTX_EVENTS ADD COLUMN jsonText TEXT;";
+  auto range = [&](std::int64_t pid, std::int64_t begin, const std::string& text,
+                   const std::string& json) {
+    sql += "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, jsonText) VALUES (" +
+           std::to_string(begin * us) + ", " + std::to_string((begin + 10) * us) + ", 59, '" +
+           text + "', " + std::to_string(tid(pid)) + ", '" + json + "');";
+  };
+  std::int64_t corr = 1;
+  for (const Side& x : sides) {
+    range(x.pid, x.at, x.call,
+          "{\"NCCL communicator ID\": 77, \"Message size [bytes]\": 4096, \"Peer rank\": " +
+              std::to_string(x.peer) + "}");
+    launches.push_back({x.at + 2, x.at + 3, tid(x.pid), "", 0, corr});
+    kernels.push_back({x.at + 5, x.at + 20, x.pid, "ncclDevKernel_SendRecv", x.rank, corr++});
+  }
+  for (int r = 0; r < 3 && init; ++r) {
+    range(
+        kPid0 + r, 10, "ncclCommInitRank",
+        "{\"NCCL communicator ID\": 77, \"No. of ranks\": 3, \"Rank\": " + std::to_string(r) + "}");
+  }
+  return write_nsys(name, kernels, launches, {}, sql);
+}
+
+// (rank, seq) of every stored collective, and its bytes.
+std::map<std::pair<int, int>, std::int64_t> collective_slots(const ImportedRun& run) {
+  std::map<std::pair<int, int>, std::int64_t> out;
+  for (const auto& e : run.contents.events) {
+    if (e.kind == runfile::EventKind::kCollective) out[{e.rank, e.seq}] = e.bytes;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an NCCL SendRecv pairs between the two ranks that exchange, by the payload's peer") {
+  const std::string path = pipeline_export("culprit_pipeline.sqlite", true);
+  const ImportedRun run = build_run(read_traces({path}, Format::kNsys), ImportOptions{});
+  REQUIRE(run.summary.ranks == 3);
+  const auto slots = collective_slots(run);
+  REQUIRE(slots.size() == 4);
+  // The exchange 0-1 has one seq on ranks 0 and 1 only; the exchange 1-2 another on 1 and 2.
+  int first = -1, second = -1;
+  for (const auto& [key, bytes] : slots) {
+    CHECK(bytes == 4096);  // the payload's size: the SendRecv kernel itself says none
+    if (key.first == 0) first = key.second;
+    if (key.first == 2) second = key.second;
+  }
+  CHECK(first != second);
+  CHECK(slots.count({1, first}) == 1);
+  CHECK(slots.count({1, second}) == 1);
+  CHECK(slots.count({2, first}) == 0);
+  CHECK(slots.count({0, second}) == 0);
+  for (const std::string& w : run.summary.warnings)
+    CHECK(w.find("do not match") == std::string::npos);
+  std::filesystem::remove(path);
+
+  // Without a communicator's creation in the capture, a process's own rank in it is unknown:
+  // the exchanges pair by order per communicator (the first SendRecv of every rank together).
+  const std::string blind = pipeline_export("culprit_pipeline_blind.sqlite", false);
+  const ImportedRun order = build_run(read_traces({blind}, Format::kNsys), ImportOptions{});
+  const auto by_order = collective_slots(order);
+  int together = 0;
+  for (const auto& [key, bytes] : by_order) together += key.second == 0;
+  CHECK(together == 3);
+  std::filesystem::remove(blind);
+}

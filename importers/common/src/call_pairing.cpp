@@ -60,7 +60,31 @@ CollectiveRecords gather(const RankTrace& trace) {
     return a->thread != b->thread ? a->thread < b->thread : by_begin(a, b);
   });
   std::sort(out.works.begin(), out.works.end(), by_begin);
+  std::sort(out.info.begin(), out.info.end(), [](const TraceRecord* a, const TraceRecord* b) {
+    return a->thread != b->thread ? a->thread < b->thread : by_begin(a, b);
+  });
   return out;
+}
+
+// The innermost record of `records.info` around the launch of device work `w` (on the launch's
+// thread), nullptr when none: NCCL's ncclSend/ncclRecv range around a SendRecv kernel no call
+// launched says its size and the two ranks that exchange.
+const TraceRecord* info_around_launch(const CollectiveRecords& records, const TraceRecord& w) {
+  if (!w.on_device || w.correlation < 0) return nullptr;
+  auto l = records.launch.find(w.correlation);
+  if (l == records.launch.end()) return nullptr;
+  const TraceRecord& at = *l->second;
+  auto it = std::upper_bound(records.info.begin(), records.info.end(), &at,
+                             [](const TraceRecord* v, const TraceRecord* r) {
+                               return v->thread != r->thread ? v->thread < r->thread
+                                                             : v->begin_ns < r->begin_ns;
+                             });
+  for (int back = 0; back < 8 && it != records.info.begin(); ++back) {
+    --it;
+    if ((*it)->thread != at.thread) break;
+    if ((*it)->end_ns >= at.begin_ns) return *it;
+  }
+  return nullptr;
 }
 
 // The outermost calls of each thread (c10d::allreduce_ > record_param_comms > nccl:all_reduce is
@@ -208,9 +232,9 @@ void pair_in_order(Calls& calls, const CollectiveRecords& records, const RankSte
 
 // Every call with its work merged in, then the work without a call: every work when the trace
 // holds no call (a trimmed or CPU-worker-only trace), and a device kernel no call launched (an
-// NCCL SendRecv of pipeline parallelism, captured without NVTX ranges around it) even when other
-// collectives have calls. Unpaired gloo work stays out (its call is there, unpaired for the
-// reason warned). By arrival.
+// NCCL SendRecv of pipeline parallelism) even when other collectives have calls, with the size
+// and group the range around its launch says. Unpaired gloo work stays out (its call is there,
+// unpaired for the reason warned). By arrival.
 std::vector<RankCollective> merged(Calls& calls, const CollectiveRecords& records,
                                    const std::vector<bool>& work_used) {
   std::vector<RankCollective> result;
@@ -231,6 +255,11 @@ std::vector<RankCollective> merged(Calls& calls, const CollectiveRecords& record
     if (work_used[w] || (calls.size() > 0 && !records.works[w]->on_device)) continue;
     RankCollective c = collective_of(*records.works[w]);
     if (records.works[w]->on_device) c.device_begin_ns = records.works[w]->begin_ns;
+    if (const TraceRecord* info = info_around_launch(records, *records.works[w])) {
+      if (c.numel < 0 && info->numel >= 0) c.numel = info->numel;
+      if (c.elem_bytes == 0) c.elem_bytes = info->elem_bytes;
+      if (c.group < 0) c.group = info->group;
+    }
     result.push_back(c);
   }
   std::sort(result.begin(), result.end(), [](const RankCollective& a, const RankCollective& b) {

@@ -3,6 +3,7 @@
 #include "nccl_payload.hpp"
 
 #include <charconv>
+#include <limits>
 
 namespace culprit::importers {
 namespace {
@@ -42,7 +43,34 @@ NcclPayload parse_nccl_payload(std::string_view json) {
   p.rank = non_negative(json_value(json, "Rank"));
   p.ranks = non_negative(json_value(json, "No. of ranks"));
   p.bytes = non_negative(json_value(json, "Message size [bytes]"));
+  p.peer = non_negative(json_value(json, "Peer rank"));
   return p;
+}
+
+void NcclNotes::note(const NcclPayload& p, std::int64_t process, std::size_t record) {
+  if (p.communicator.empty()) return;
+  if (p.rank && p.ranks && *p.rank < *p.ranks && *p.ranks <= std::numeric_limits<int>::max()) {
+    rank_in_[{process, p.communicator}] = *p.rank;
+    CommRank& best = largest_[process];
+    if (*p.ranks > best.ranks) best = {*p.ranks, static_cast<int>(*p.rank)};
+  }
+  if (p.peer && record != std::string::npos)
+    exchanges_.push_back({record, process, p.communicator, *p.peer});
+}
+
+void NcclNotes::apply(RankTrace& t) const {
+  for (const auto& [process, comm] : largest_) {
+    // An MPI Rank mark, where the process has one, says the rank first.
+    t.process_ranks.try_emplace(process, ProcessRank{comm.rank, "NCCL communicator rank"});
+  }
+  for (const Exchange& x : exchanges_) {
+    auto own = rank_in_.find({x.process, x.communicator});
+    if (own == rank_in_.end() || own->second == x.peer) continue;
+    const std::int64_t lo = std::min(own->second, x.peer), hi = std::max(own->second, x.peer);
+    t.records[x.record].group =
+        static_cast<std::int32_t>(t.names.intern("NCCL communicator " + x.communicator + " ranks " +
+                                                 std::to_string(lo) + "-" + std::to_string(hi)));
+  }
 }
 
 }  // namespace culprit::importers

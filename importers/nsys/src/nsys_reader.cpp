@@ -214,21 +214,6 @@ void read_host(Export& x, RankTrace& t) {
                  [&](sqlite3_stmt* s) { t.host = text(s, 0); });
 }
 
-// A communicator's creation says the process's rank among its ranks: the rank in the process's
-// largest communicator is its rank in the job.
-struct CommRank {
-  std::int64_t ranks = 0;
-  int rank = -1;
-};
-
-void note_comm_rank(const NcclPayload& p, std::int64_t process,
-                    std::map<std::int64_t, CommRank>& comm_ranks) {
-  if (!p.rank || !p.ranks || *p.rank >= *p.ranks || *p.ranks > std::numeric_limits<int>::max())
-    return;
-  CommRank& best = comm_ranks[process];
-  if (*p.ranks > best.ranks) best = {*p.ranks, static_cast<int>(*p.rank)};
-}
-
 // The NVTX payload's JSON text: jsonText, or through jsonTextId (exports differ), else NULL.
 std::string json_column(Export& x) {
   bool by_text = false, by_id = false;
@@ -321,9 +306,9 @@ void read_mark(Export& x, RankTrace& t, const std::string& name, std::int64_t pr
 }
 
 // NVTX ranges (emit_nvtx names cut to the operator, the numbers apart), marks, and NCCL's
-// communicator payloads: a process's rank in its largest communicator, unless a mark says it.
+// payloads (NcclNotes: ranks, message sizes, communicators, the two ranks of an exchange).
 void read_nvtx(Export& x, RankTrace& t) {
-  std::map<std::int64_t, CommRank> comm_ranks;  // globalPid -> its largest communicator
+  NcclNotes nccl_notes;
   x.for_each_row(
       "NVTX_EVENTS",
       "SELECT n.start, n.end, n.globalTid, coalesce(n.text, s.value, ''), " + json_column(x) +
@@ -335,8 +320,10 @@ void read_nvtx(Export& x, RankTrace& t) {
         const NcclPayload nccl = sqlite3_column_type(s, 4) == SQLITE_TEXT
                                      ? parse_nccl_payload(text(s, 4))
                                      : NcclPayload{};
-        note_comm_rank(nccl, process, comm_ranks);
-        if (sqlite3_column_type(s, 1) == SQLITE_NULL) return read_mark(x, t, name, process);
+        if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
+          nccl_notes.note(nccl, process, std::string::npos);
+          return read_mark(x, t, name, process);
+        }
         TraceRecord r;
         r.begin_ns = sqlite3_column_int64(s, 0);
         r.end_ns = sqlite3_column_int64(s, 1);
@@ -356,9 +343,9 @@ void read_nvtx(Export& x, RankTrace& t) {
               static_cast<std::int32_t>(t.names.intern("NCCL communicator " + nccl.communicator));
         if (r.end_ns < r.begin_ns) x.fail("NVTX_EVENTS", "a range ends before it starts");
         keep(t, r, process, n.seq);
+        nccl_notes.note(nccl, process, t.records.size() - 1);
       });
-  for (const auto& [process, comm] : comm_ranks)
-    t.process_ranks.try_emplace(process, ProcessRank{comm.rank, "NCCL communicator rank"});
+  nccl_notes.apply(t);
 }
 
 }  // namespace
