@@ -916,3 +916,316 @@ TEST_CASE("ranks in one export take the number each process's MPI Rank mark says
   CHECK(by_device[1].rank == 1);
   std::filesystem::remove(path);
 }
+
+namespace {
+
+// A hand-written export of one node: host `host`, one process per GPU (pids 111, 112, ... on
+// GPUs 0, 1, ...), each running one GEMM; `extra_sql` adds what the test needs.
+std::string node_export(const std::string& name, const std::string& host, int gpus,
+                        const std::string& extra_sql = "") {
+  std::vector<NsysRow> kernels;
+  for (int g = 0; g < gpus; ++g)
+    kernels.push_back({1000, 1010, kPid0 + g, "nvjet_tst_64x64", g, g});
+  return write_nsys(name, kernels, {}, {},
+                    "CREATE TABLE TARGET_INFO_SYSTEM_ENV (name TEXT, value TEXT);"
+                    "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES ('Hostname', '" +
+                        host + "');" + extra_sql);
+}
+
+std::string launch_env(const std::string& assignment) {
+  return "CREATE TABLE IF NOT EXISTS META_DATA_CAPTURE (name TEXT, value TEXT);"
+         "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', '" +
+         assignment + "');";
+}
+
+// (file, device) -> rank of the traces read.
+std::map<std::pair<std::string, int>, int> ranks_by_file_and_device(
+    const std::vector<RankTrace>& traces) {
+  std::map<std::pair<std::string, int>, int> out;
+  for (const RankTrace& t : traces) {
+    int device = -1;
+    for (const TraceRecord& r : t.records) device = r.on_device ? r.device : device;
+    const std::string base = t.file.substr(t.file.find_last_of('/') + 1);
+    out[{base, device}] = t.rank;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("per-node exports whose GPUs collide: device id within the node plus the node's offset") {
+  // hand-written: two nodes, each one export of two processes on GPUs 0 and 1 (same pids too)
+  const std::string a = node_export("culprit_node_a.sqlite", "gpu-a", 2);
+  const std::string b = node_export("culprit_node_b.sqlite", "gpu-b", 2);
+  std::vector<RankTrace> traces = read_traces({a, b}, Format::kNsys);
+  REQUIRE(traces.size() == 4);
+  using Key = std::pair<std::string, int>;
+  const std::map<Key, int> expected = {{{"culprit_node_a.sqlite", 0}, 0},
+                                       {{"culprit_node_a.sqlite", 1}, 1},
+                                       {{"culprit_node_b.sqlite", 0}, 2},
+                                       {{"culprit_node_b.sqlite", 1}, 3}};
+  CHECK(ranks_by_file_and_device(traces) == expected);
+  const ImportedRun run = build_run(traces, ImportOptions{});
+  CHECK(run.summary.ranks == 4);
+  CHECK(run.summary.rank_rule ==
+        "a rank per process of the export; number from the CUDA device id within its node plus "
+        "the node's offset (nodes by host name in the files' order, each after the ranks of "
+        "those before it)");
+  // The files' order decides without NODE_RANK; with it, the node's index does.
+  CHECK(ranks_by_file_and_device(read_traces({b, a}, Format::kNsys))
+            .at({"culprit_node_b.sqlite", 0}) == 0);
+  const std::string a1 =
+      node_export("culprit_node_a.sqlite", "gpu-a", 2, launch_env("NODE_RANK=1"));
+  const std::string b0 = node_export("culprit_node_b.sqlite", "gpu-b", 2,
+                                     launch_env("GROUP_RANK=\"0\"") + launch_env("NODE_RANK=0"));
+  traces = read_traces({a1, b0}, Format::kNsys);
+  CHECK(ranks_by_file_and_device(traces) == std::map<Key, int>{{{"culprit_node_b.sqlite", 0}, 0},
+                                                               {{"culprit_node_b.sqlite", 1}, 1},
+                                                               {{"culprit_node_a.sqlite", 0}, 2},
+                                                               {{"culprit_node_a.sqlite", 1}, 3}});
+  CHECK(traces[0].rank_source.find("nodes numbered by process environment NODE_RANK x 2 ranks") !=
+        std::string::npos);
+  // Only node 1 given: its ranks keep their numbers (a partial import of ranks 2 and 3).
+  traces = read_traces({a1}, Format::kNsys);
+  REQUIRE(traces.size() == 2);
+  CHECK(traces[0].rank == 2);
+  CHECK(traces[1].rank == 3);
+  CHECK_THROWS_WITH_AS(build_run(traces, ImportOptions{}),
+                       doctest::Contains("missing rank(s) 0, 1"), culprit::UsageError);
+  ImportOptions partial;
+  partial.partial = true;
+  CHECK(build_run(traces, partial).summary.world_size == 4);
+  std::filesystem::remove(a1);
+  std::filesystem::remove(b0);
+}
+
+TEST_CASE("per-rank exports on two hosts are numbered by LOCAL_RANK within the host") {
+  // hand-written: four one-process exports, two per host, each launched with its LOCAL_RANK
+  std::vector<std::string> files;
+  for (const auto& [host, local] :
+       std::vector<std::pair<std::string, int>>{{"h1", 1}, {"h1", 0}, {"h2", 1}, {"h2", 0}}) {
+    const std::string name = "culprit_lr_" + host + "_" + std::to_string(local) + ".sqlite";
+    std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 0, 1}};
+    files.push_back(write_nsys(name, kernels, {}, {},
+                               "CREATE TABLE TARGET_INFO_SYSTEM_ENV (name TEXT, value TEXT);"
+                               "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES ('Hostname', '" +
+                                   host + "');" +
+                                   launch_env("LOCAL_RANK=" + std::to_string(local))));
+  }
+  const std::vector<RankTrace> traces = read_traces(files, Format::kNsys);
+  REQUIRE(traces.size() == 4);
+  const std::vector<int> expected = {1, 0, 3, 2};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(traces[i].rank == expected[i]);
+    CHECK(traces[i].rank_source.rfind("LOCAL_RANK within its node plus the node's offset", 0) == 0);
+  }
+  for (const std::string& f : files) std::filesystem::remove(f);
+}
+
+TEST_CASE("ranks in one export take the rank NCCL's communicator payload says") {
+  // hand-written: NCCL's ncclCommInitRank ranges with their typed payload as JSON text; each
+  // process is in the world communicator (8 ranks) and in a 2-rank one
+  const std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 0, 1},
+                                        {1000, 1010, kPid1, "nvjet_tst_64x64", 1, 2}};
+  std::string sql = "ALTER TABLE NVTX_EVENTS ADD COLUMN jsonText TEXT;";
+  for (const auto& [pid, world, pair] :
+       std::vector<std::tuple<std::int64_t, int, int>>{{kPid0, 5, 1}, {kPid1, 4, 0}}) {
+    for (const auto& [size, rank] : {std::pair{2, pair}, std::pair{8, world}}) {
+      sql +=
+          "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, jsonText) VALUES "
+          "(10, 20, 59, 'ncclCommInitRank', " +
+          std::to_string(tid(pid)) +
+          ", '{\"NCCL communicator ID\": 1234, \"No. of ranks\": " + std::to_string(size) +
+          ", \"Rank\": " + std::to_string(rank) + ", \"CUDA device\": 0}');";
+    }
+  }
+  const std::string path = write_nsys("culprit_nccl_ranks.sqlite", kernels, {}, {}, sql);
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kNsys);
+  REQUIRE(traces.size() == 2);
+  CHECK(traces[0].rank == 5);
+  CHECK(traces[1].rank == 4);
+  CHECK(traces[0].rank_source ==
+        "the rank each process says (NCCL communicator rank) (process 111, GPU 0)");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("without a Seq, the k-th collective of its name is the k-th on every rank") {
+  // hand-written: rank 0 issued an all-reduce then an all-to-all in one group; rank 1's trace
+  // (sampled) lost its all-reduce. The all-to-alls are one collective; the all-reduce is missing
+  // on rank 1, not compared with the all-to-all.
+  std::vector<RankTrace> traces;
+  for (int r = 0; r < 2; ++r) {
+    RankTrace t;
+    t.file = "rank" + std::to_string(r) + ".json";
+    t.rank = r;
+    rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+    if (r == 0) rec(t, "c10d::allreduce_", RecordKind::kOp, 100, 110);
+    rec(t, "c10d::alltoall_base_", RecordKind::kOp, 200, 210);
+    traces.push_back(std::move(t));
+  }
+  std::vector<std::vector<RankCollective>> colls = matched_collectives(traces);
+  REQUIRE(colls[0].size() == 2);
+  REQUIRE(colls[1].size() == 1);
+  CHECK(colls[1][0].ordinal == colls[0][1].ordinal);  // the all-to-all
+  CHECK(colls[0][0].ordinal != colls[0][1].ordinal);
+  const CollectiveCheck check = check_collectives(traces, colls, false);  // no name mismatch
+  REQUIRE(check.warnings.size() == 1);
+  CHECK(check.warnings[0].find("collective #0 is missing in rank1.json") != std::string::npos);
+}
+
+TEST_CASE("NCCL's own NVTX calls give nsys collectives their bytes and communicator") {
+  // hand-written: two processes (GPUs 0 and 1), one step each: NCCL's ncclAllReduce range with
+  // its payload as JSON text (a communicator id beyond int64, 4 MiB), the kernel it launched,
+  // and a SendRecv kernel with no call; ncclCommInitRank is no collective
+  std::vector<NsysRow> kernels, launches, nvtx;
+  for (std::int64_t pid : {kPid0, kPid1}) {
+    const int device = pid == kPid0 ? 0 : 1;
+    nvtx.push_back({1000, 1090, tid(pid), "train_step"});
+    launches.push_back({1052, 1053, tid(pid), "", 0, pid * 10});
+    kernels.push_back(
+        {1055, 1070, pid, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", device, pid * 10});
+    kernels.push_back({1075, 1080, pid, "ncclDevKernel_SendRecv", device, pid * 10 + 1});
+  }
+  std::string sql = "ALTER TABLE NVTX_EVENTS ADD COLUMN jsonText TEXT;";
+  for (std::int64_t pid : {kPid0, kPid1}) {
+    sql +=
+        "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, jsonText) VALUES "
+        "(1050000, 1060000, 59, 'ncclAllReduce', " +
+        std::to_string(tid(pid)) +
+        ", '{\"NCCL communicator ID\": 18446744073709551557, \"Message size [bytes]\": "
+        "4194304, \"Reduction operation\": \"Sum\"}');"
+        "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, jsonText) VALUES "
+        "(1010000, 1020000, 59, 'ncclCommInitRank', " +
+        std::to_string(tid(pid)) +
+        ", '{\"NCCL communicator ID\": 18446744073709551557, \"No. of ranks\": 2, \"Rank\": " +
+        std::to_string(pid == kPid0 ? 0 : 1) + "}');";
+  }
+  const std::string path = write_nsys("culprit_nccl_calls.sqlite", kernels, launches, nvtx, sql);
+  const ImportedRun run = build_run(read_traces({path}, Format::kNsys), ImportOptions{});
+  CHECK(run.summary.rank_rule ==
+        "a rank per process of the export; number from the rank each process says (NCCL "
+        "communicator rank)");
+  CHECK(run.summary.collectives == 4);  // per rank: the all-reduce call, the SendRecv kernel
+  int all_reduce = 0, send_recv = 0;
+  for (const auto& e : run.contents.events) {
+    if (e.kind != runfile::EventKind::kCollective) continue;
+    const std::string& name = run.contents.names[e.name];
+    if (name == "ncclAllReduce") {
+      ++all_reduce;
+      CHECK(e.bytes == 4194304);
+      CHECK(e.end_ns == 1070 * us);  // completion: the end of its kernel
+    } else {
+      ++send_recv;
+      CHECK(name == "ncclDevKernel_SendRecv");
+      CHECK(e.bytes == 0);  // no message size: no bandwidth from it
+    }
+  }
+  CHECK(all_reduce == 2);
+  CHECK(send_recv == 2);
+  for (const std::string& w : run.summary.warnings)
+    CHECK(w.find("not in every file") == std::string::npos);
+  CHECK_FALSE(is_collective_call("ncclCommInitRank"));
+  CHECK_FALSE(is_collective_call("ncclSend"));
+  CHECK(is_collective_call("ncclReduceScatter"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("one export of one rank that says only its LOCAL_RANK keeps it as its number") {
+  // hand-written: `torchrun ... nsys profile python train.py` on one node, rank 1's export
+  const std::vector<NsysRow> kernels = {{1000, 1010, kPid0, "nvjet_tst_64x64", 1, 1}};
+  const std::string path =
+      write_nsys("culprit_local_only.sqlite", kernels, {}, {}, launch_env("LOCAL_RANK=1"));
+  const std::vector<RankTrace> traces = read_traces({path}, Format::kNsys);
+  REQUIRE(traces.size() == 1);
+  CHECK(traces[0].rank == 1);  // not "rank 0 of a 1-rank job"
+  CHECK(traces[0].rank_source.rfind("LOCAL_RANK within its node", 0) == 0);
+  CHECK_THROWS_WITH_AS(build_run(traces, ImportOptions{}), doctest::Contains("missing rank(s) 0"),
+                       culprit::UsageError);
+  std::filesystem::remove(path);
+}
+
+namespace {
+
+// A hand-written export of a 3-stage pipeline (ranks 0 -> 1 -> 2, one process per GPU): NCCL's
+// ncclSend/ncclRecv ranges with their payload (communicator 77, 4 KiB, the peer), each around
+// the launch of the SendRecv kernel it runs; with `init`, each process's ncclCommInitRank
+// payload says its rank in communicator 77.
+std::string pipeline_export(const std::string& name, bool init) {
+  struct Side {
+    std::int64_t pid;
+    int rank;
+    const char* call;
+    int peer;
+    std::int64_t at;  // us
+  };
+  const std::vector<Side> sides = {{kPid0, 0, "ncclSend", 1, 1050},
+                                   {kPid1, 1, "ncclRecv", 0, 1050},
+                                   {kPid1, 1, "ncclSend", 2, 1100},
+                                   {kPid1 + 1, 2, "ncclRecv", 1, 1100}};
+  std::vector<NsysRow> kernels, launches;
+  std::string sql = "ALTER TABLE NVTX_EVENTS ADD COLUMN jsonText TEXT;";
+  auto range = [&](std::int64_t pid, std::int64_t begin, const std::string& text,
+                   const std::string& json) {
+    sql += "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, jsonText) VALUES (" +
+           std::to_string(begin * us) + ", " + std::to_string((begin + 10) * us) + ", 59, '" +
+           text + "', " + std::to_string(tid(pid)) + ", '" + json + "');";
+  };
+  std::int64_t corr = 1;
+  for (const Side& x : sides) {
+    range(x.pid, x.at, x.call,
+          "{\"NCCL communicator ID\": 77, \"Message size [bytes]\": 4096, \"Peer rank\": " +
+              std::to_string(x.peer) + "}");
+    launches.push_back({x.at + 2, x.at + 3, tid(x.pid), "", 0, corr});
+    kernels.push_back({x.at + 5, x.at + 20, x.pid, "ncclDevKernel_SendRecv", x.rank, corr++});
+  }
+  for (int r = 0; r < 3 && init; ++r) {
+    range(
+        kPid0 + r, 10, "ncclCommInitRank",
+        "{\"NCCL communicator ID\": 77, \"No. of ranks\": 3, \"Rank\": " + std::to_string(r) + "}");
+  }
+  return write_nsys(name, kernels, launches, {}, sql);
+}
+
+// (rank, seq) of every stored collective, and its bytes.
+std::map<std::pair<int, int>, std::int64_t> collective_slots(const ImportedRun& run) {
+  std::map<std::pair<int, int>, std::int64_t> out;
+  for (const auto& e : run.contents.events) {
+    if (e.kind == runfile::EventKind::kCollective) out[{e.rank, e.seq}] = e.bytes;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an NCCL SendRecv pairs between the two ranks that exchange, by the payload's peer") {
+  const std::string path = pipeline_export("culprit_pipeline.sqlite", true);
+  const ImportedRun run = build_run(read_traces({path}, Format::kNsys), ImportOptions{});
+  REQUIRE(run.summary.ranks == 3);
+  const auto slots = collective_slots(run);
+  REQUIRE(slots.size() == 4);
+  // The exchange 0-1 has one seq on ranks 0 and 1 only; the exchange 1-2 another on 1 and 2.
+  int first = -1, second = -1;
+  for (const auto& [key, bytes] : slots) {
+    CHECK(bytes == 4096);  // the payload's size: the SendRecv kernel itself says none
+    if (key.first == 0) first = key.second;
+    if (key.first == 2) second = key.second;
+  }
+  CHECK(first != second);
+  CHECK(slots.count({1, first}) == 1);
+  CHECK(slots.count({1, second}) == 1);
+  CHECK(slots.count({2, first}) == 0);
+  CHECK(slots.count({0, second}) == 0);
+  for (const std::string& w : run.summary.warnings)
+    CHECK(w.find("do not match") == std::string::npos);
+  std::filesystem::remove(path);
+
+  // Without a communicator's creation in the capture, a process's own rank in it is unknown:
+  // the exchanges pair by order per communicator (the first SendRecv of every rank together).
+  const std::string blind = pipeline_export("culprit_pipeline_blind.sqlite", false);
+  const ImportedRun order = build_run(read_traces({blind}, Format::kNsys), ImportOptions{});
+  const auto by_order = collective_slots(order);
+  int together = 0;
+  for (const auto& [key, bytes] : by_order) together += key.second == 0;
+  CHECK(together == 3);
+  std::filesystem::remove(blind);
+}

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "culprit/importers/mapping.hpp"
-#include "stepclock/runfile.hpp"
+#include "runfile/run_file.hpp"
 
 namespace culprit::importers {
 
@@ -55,7 +55,7 @@ struct ImportSummary {
 };
 
 struct ImportedRun {
-  stepclock::RunFileContents contents;
+  runfile::RunFileContents contents;
   ImportSummary summary;
 };
 

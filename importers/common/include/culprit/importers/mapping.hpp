@@ -75,8 +75,8 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
 
 // Gives every collective its cross-rank identity and renumbers `ordinal` so that the same
 // collective has the same (step, ordinal) on every rank: the key is (process group, Seq) when
-// every collective of every file has a Seq, else (step, process group, ordinal within the step
-// and group). Numbers follow the first file's order. Timestamps play no part.
+// every collective of every file has a Seq, else (step, process group, name, ordinal within the
+// step, group and name). Numbers follow the first file's order. Timestamps play no part.
 void assign_identities(const std::vector<RankTrace>& traces,
                        std::vector<std::vector<RankCollective>>& colls);
 
