@@ -173,12 +173,13 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
                           std::inserter(both, both.begin()));
     common = std::move(both);
   }
+  for (int step : steps_cut_short(traces, colls, s.warnings)) common.erase(step);
   for (std::size_t r = 0; r < ranks; ++r) {
     const std::size_t before = steps[r].steps.size();
     std::erase_if(steps[r].steps, [&](const StepSpan& x) { return !common.count(x.step); });
     if (steps[r].steps.size() != before) {
       s.warnings.push_back(traces[r].file + ": " + std::to_string(before - steps[r].steps.size()) +
-                           " step(s) not recorded by every rank are left out");
+                           " step(s) not recorded whole by every rank are left out");
     }
     std::erase_if(colls[r], [&](const RankCollective& c) { return !common.count(c.step); });
   }

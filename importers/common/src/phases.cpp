@@ -9,11 +9,11 @@
 namespace culprit::importers {
 namespace {
 
-// A child may end up to a microsecond after its parent (integer-µs rounding): it is clamped.
 struct Open {
   std::int64_t end_ns;
   std::uint32_t owner;
   bool label;
+  bool in_op;  // this record is an operator or lies inside one
 };
 
 struct Piece {
@@ -30,13 +30,9 @@ bool is_step_marker(const RankSteps& steps, const TraceRecord& r) {
   return it != s.end() && it->begin_ns == r.begin_ns && it->end_ns == r.end_ns;
 }
 
-// The worker thread may record a completion a little after it woke the main thread.
-constexpr std::int64_t kWakeTolerance_ns = 100'000;
-
-}  // namespace
-
-std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps,
-                                  const std::vector<RankCollective>& collectives) {
+// The main thread's operators and labels (step markers left out), parents before children.
+std::vector<const TraceRecord*> main_thread_regions(const RankTrace& trace,
+                                                    const RankSteps& steps) {
   std::vector<const TraceRecord*> main;
   for (const TraceRecord& r : trace.records) {
     if (r.on_device || r.thread != steps.main_thread) continue;
@@ -47,7 +43,16 @@ std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps
   std::sort(main.begin(), main.end(), [](const TraceRecord* a, const TraceRecord* b) {
     return a->begin_ns != b->begin_ns ? a->begin_ns < b->begin_ns : a->end_ns > b->end_ns;
   });
+  return main;
+}
 
+// Walks the nesting and cuts it into pieces, each owned by the innermost label around it. Where
+// the trace does not say a record's kind (legacy, NVTX: the kind comes from the name), a record
+// inside an operator is part of that operator whatever its name: torch records `aten::detach`
+// with a child named `detach`, and such a child must not split the label around it. A child
+// may end up to a microsecond after its parent (integer-µs rounding): it is clamped.
+std::vector<Piece> cut_pieces(const std::vector<const TraceRecord*>& regions,
+                              bool kinds_from_names) {
   std::vector<Piece> pieces;
   std::vector<Open> stack;
   std::int64_t cursor = std::numeric_limits<std::int64_t>::min();
@@ -61,59 +66,77 @@ std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps
       stack.pop_back();
     }
   };
-  for (const TraceRecord* r : main) {
+  for (const TraceRecord* r : regions) {
     close_until(r->begin_ns);
     if (!stack.empty()) emit(cursor, r->begin_ns, stack.back());
     cursor = std::max(cursor, r->begin_ns);
     std::int64_t end = r->end_ns;
     if (!stack.empty()) end = std::min(end, stack.back().end_ns);
-    const bool label = r->kind == RecordKind::kLabel;
+    const bool parent_op = !stack.empty() && stack.back().in_op;
+    const bool label = r->kind == RecordKind::kLabel && !(kinds_from_names && parent_op);
     const std::uint32_t owner = label || stack.empty() ? r->name : stack.back().owner;
-    stack.push_back({end, owner, label});
+    stack.push_back({end, owner, label, !label || parent_op});
   }
   close_until(std::numeric_limits<std::int64_t>::max());
+  return pieces;
+}
 
-  // Completions of the rank's collectives, for the waiting rule.
-  std::vector<std::pair<std::int64_t, std::int64_t>> flights;  // (completion, arrival)
-  for (const RankCollective& c : collectives) flights.emplace_back(c.completion_ns, c.arrival_ns);
-  std::sort(flights.begin(), flights.end());
-  auto waiting = [&](const Piece& p) {
+// The waiting rule: a bare piece is waiting when, for at least half of it, a collective of its
+// own step that the rank issued before the piece ended was still in flight (arrival to
+// recorded completion). The thread is then blocked on the collective. Completions alone do not
+// decide it: the worker thread records a gloo execution's end up to milliseconds after it woke
+// the main thread (a previous step's tail lands inside the next step's compute), and the main
+// thread may resume milliseconds after the completion on a loaded machine.
+class Waiting {
+ public:
+  explicit Waiting(const std::vector<RankCollective>& collectives) {
+    for (const RankCollective& c : collectives)
+      flights_[c.step].emplace_back(c.arrival_ns, c.completion_ns);
+    for (auto& [step, list] : flights_) std::sort(list.begin(), list.end());
+  }
+
+  bool operator()(const Piece& p, int step) const {
     if (!p.bare) return false;
-    auto it =
-        std::upper_bound(flights.begin(), flights.end(),
-                         std::make_pair(p.begin_ns, std::numeric_limits<std::int64_t>::max()));
-    for (; it != flights.end() && it->first <= p.end_ns + kWakeTolerance_ns; ++it) {
-      if (it->second < p.end_ns) return true;
+    auto it = flights_.find(step);
+    if (it == flights_.end()) return false;
+    std::int64_t covered = 0;
+    std::int64_t reached = p.begin_ns;  // the union of in-flight intervals, in arrival order
+    for (const auto& [arrival, completion] : it->second) {
+      if (arrival >= p.end_ns) break;
+      const std::int64_t from = std::max(reached, std::max(arrival, p.begin_ns));
+      const std::int64_t to = std::min(completion, p.end_ns);
+      if (to > from) covered += to - from;
+      reached = std::max(reached, to);
     }
-    return false;
-  };
+    return 2 * covered >= p.end_ns - p.begin_ns;
+  }
 
+ private:
+  std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> flights_;
+};
+
+}  // namespace
+
+std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps,
+                                  const std::vector<RankCollective>& collectives) {
+  const bool kinds_from_names = trace.format != "kineto";
+  const std::vector<Piece> pieces = cut_pieces(main_thread_regions(trace, steps), kinds_from_names);
+  const Waiting waiting(collectives);
   std::vector<Phase> phases;
   std::map<std::pair<int, std::uint32_t>, int> occurrences;
-  bool previous_waiting = true;
+  bool previous_dropped = true;  // never merge across a dropped piece
   for (const Piece& p : pieces) {
-    if (waiting(p)) {
-      previous_waiting = true;
+    const int step = step_at(steps, p.begin_ns);
+    if (step < 0 || waiting(p, step)) {
+      previous_dropped = true;
       continue;
     }
-    if (!phases.empty() && !previous_waiting && phases.back().end_ns == p.begin_ns &&
-        phases.back().name == p.owner) {
+    if (!previous_dropped && phases.back().end_ns == p.begin_ns && phases.back().name == p.owner) {
       phases.back().end_ns = p.end_ns;
       continue;
     }
-    previous_waiting = false;
-    const int step = step_at(steps, p.begin_ns);
-    if (step < 0) {
-      previous_waiting = true;  // never merge across a dropped piece
-      continue;
-    }
-    Phase ph;
-    ph.begin_ns = p.begin_ns;
-    ph.end_ns = p.end_ns;
-    ph.name = p.owner;
-    ph.step = step;
-    ph.occurrence = occurrences[{step, p.owner}]++;
-    phases.push_back(ph);
+    previous_dropped = false;
+    phases.push_back({p.begin_ns, p.end_ns, p.owner, step, occurrences[{step, p.owner}]++});
   }
   // A merged phase could run past its step's end only through clamping rounding; keep them
   // inside their step so that step spans stay exact.

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/mapping.hpp"
@@ -207,6 +208,31 @@ int step_at(const RankSteps& steps, std::int64_t t) {
   if (it == s.begin()) return -1;
   --it;
   return t <= it->end_ns ? it->step : -1;
+}
+
+std::set<int> steps_cut_short(const std::vector<RankTrace>& traces,
+                              const std::vector<std::vector<RankCollective>>& colls,
+                              std::vector<std::string>& warnings) {
+  std::set<int> cut;
+  for (std::size_t r = 0; r < traces.size(); ++r) {
+    std::map<int, int> calls;  // step -> calls without their execution
+    for (const RankCollective& c : colls[r]) {
+      if (!c.completion_known) ++calls[c.step];
+    }
+    if (calls.empty()) continue;
+    std::string list;
+    for (const auto& [step, n] : calls) {
+      cut.insert(step);
+      if (list.size() < 200)
+        list += (list.empty() ? "" : ", ") + std::to_string(step) + " (" + std::to_string(n) + ")";
+    }
+    warnings.push_back(traces[r].file + ": collective call(s) without their execution in step(s) " +
+                       list +
+                       ": the profiler stopped before the worker recorded the last execution (or "
+                       "the trace is sampled), so the rank's waiting and the completion there are "
+                       "unknown: those steps are left out");
+  }
+  return cut;
 }
 
 }  // namespace culprit::importers

@@ -27,19 +27,21 @@ def check(ok, what):
         FAILURES.append(what)
 
 
-def verdicts(culprit, folder, db):
-    """Imports folder/traces, returns (import info, attribution) or None."""
+def verdicts(culprit, traces, db, quiet=False):
+    """Imports the folder `traces`, returns (import info, attribution) or None."""
     if os.path.exists(db):
         os.remove(db)
-    p = subprocess.run([culprit, "import", os.path.join(folder, "traces"), "--db", db, "--json"],
+    p = subprocess.run([culprit, "import", traces, "--db", db, "--json"],
                        capture_output=True, text=True)
-    check(p.returncode == 0, f"{folder}: imports ({p.stderr.strip()[:300]})")
+    if not quiet or p.returncode:
+        check(p.returncode == 0, f"{traces}: imports ({p.stderr.strip()[:300]})")
     if p.returncode:
         return None
     info = json.loads(p.stdout)
     a = subprocess.run([culprit, "attribute", "--db", db, str(info["run_id"]), "--json"],
                        capture_output=True, text=True)
-    check(a.returncode == 0, f"{folder}: attribute runs ({a.stderr.strip()[:300]})")
+    if not quiet or a.returncode:
+        check(a.returncode == 0, f"{traces}: attribute runs ({a.stderr.strip()[:300]})")
     return (info, json.loads(a.stdout)) if a.returncode == 0 else None
 
 
@@ -71,7 +73,7 @@ def region_lead_ms(traces, rank, region):
 def check_set(culprit, folder, work):
     truth = json.load(open(os.path.join(folder, "truth.json")))
     name = os.path.basename(folder.rstrip("/"))
-    got = verdicts(culprit, folder, os.path.join(work, name + ".db"))
+    got = verdicts(culprit, os.path.join(folder, "traces"), os.path.join(work, name + ".db"))
     if not got:
         return
     info, att = got
@@ -107,7 +109,62 @@ def check_set(culprit, folder, work):
                        f"{inj['where']} (got {found})")
 
 
+def windows_verdict(culprit, traces, db):
+    """(verdict, detail) of one windowed set's import in one layout: 'named', 'wrong' or 'none'
+    against its truth, or 'failed' when the import or the attribution did not run."""
+    got = verdicts(culprit, traces, db, quiet=True)
+    if not got:
+        return "failed", "import or attribute failed"
+    info, att = got
+    truth = json.load(open(os.path.join(os.path.dirname(traces.rstrip("/")), "truth.json")))
+    blamed = att["summary"]["culprit"]
+    detail = f"culprit {blamed and (blamed['rank'], blamed['phase'], blamed['excess_ms'])}"
+    steps = len(truth["profiler_steps"])
+    # The profiler may stop before a worker records the window's last gloo execution: that
+    # step is left out, and the import must say so (naming it).
+    last = truth["profiler_steps"][-1].split("#")[1]
+    cut = any(f"without their execution in step(s) {last} " in w for w in info["warnings"])
+    if info["ranks"] != truth["world_size"] or info["steps"] != steps - cut:
+        return "failed", f"{info['ranks']} ranks, {info['steps']} steps, cut {cut} ({detail})"
+    if blamed is None:
+        return "none", detail
+    s = truth["straggler"]
+    named = s is not None and blamed["rank"] == s["rank"] and blamed["phase"] == s["region"]
+    return ("named" if named else "wrong"), detail
+
+
+def check_windows(culprit, root, work):
+    """Every set of a make_mlp_windows.py job, in both layouts: a straggler set must name its
+    rank and region, a control must blame nobody. Prints the table per kind and layout."""
+    table = {}
+    for name in sorted(os.listdir(root)):
+        folder = os.path.join(root, name)
+        if not os.path.exists(os.path.join(folder, "truth.json")):
+            continue
+        kind = json.load(open(os.path.join(folder, "truth.json")))["kind"]
+        for layout in ("legacy", "kineto"):
+            verdict, detail = windows_verdict(culprit, os.path.join(folder, layout),
+                                              os.path.join(work, "windows.db"))
+            row = table.setdefault((kind, layout), {"sets": 0, "named": 0, "wrong": 0,
+                                                    "none": 0, "failed": 0})
+            row["sets"] += 1
+            row[verdict] += 1
+            good = verdict == ("none" if kind == "control" else "named")
+            check(good, f"{name} {layout}: {verdict} ({detail})")
+    world = os.path.basename(root.rstrip("/"))
+    for (kind, layout), row in sorted(table.items()):
+        print(f"{world} {kind:8s} {layout:7s} sets {row['sets']:3d} named {row['named']:3d} "
+              f"wrong {row['wrong']:3d} none {row['none']:3d} failed {row['failed']:3d}")
+
+
 def main():
+    if sys.argv[1] == "--windows":  # --windows CULPRIT WORKDIR JOB_DIR...
+        culprit, work = sys.argv[2:4]
+        os.makedirs(work, exist_ok=True)
+        for root in sys.argv[4:]:
+            check_windows(culprit, root, work)
+        print(f"{len(FAILURES)} check(s) failed" if FAILURES else "all checks passed")
+        sys.exit(1 if FAILURES else 0)
     python, culprit, work = sys.argv[1:4]
     sets = sys.argv[4:]
     os.makedirs(work, exist_ok=True)
