@@ -181,8 +181,61 @@ TEST_CASE("bare time while a collective completes is waiting, not the label's wo
   CHECK(colls[0].arrival_ns == 40 * us);      // arrival: the enqueue on the calling thread
   CHECK(colls[0].completion_ns == 145 * us);  // completion: the end of the work
   const auto phases = flatten_phases(t, steps, colls);
-  // backward's bare stretch 42-150 holds the completion at 145: left to the collective.
-  CHECK(phase_list(t, phases) == "backward@0-42#0 optimizer@150-190#0 ");
+  // backward's bare stretch 42-150 begins with the collective in flight: waiting up to its
+  // completion at 145, left to the collective; 145-150, after it, is backward's own again.
+  CHECK(phase_list(t, phases) == "backward@0-42#0 backward@145-150#1 optimizer@150-190#0 ");
+}
+
+TEST_CASE("an operator's children of any name stay the operator's where the trace has no kinds") {
+  // Issue 34: torch records `aten::detach` with a child named `detach`; read from a legacy
+  // trace (no categories) the child was a label and split fc2 into pieces that no longer
+  // matched across ranks.
+  auto trace = [](const std::string& format) {
+    RankTrace t;
+    t.file = "rank1.json";
+    t.format = format;
+    rec(t, "ProfilerStep#0", RecordKind::kLabel, 0, 100);
+    rec(t, "fc2", RecordKind::kLabel, 10, 90);
+    rec(t, "aten::detach", RecordKind::kOp, 20, 30);
+    rec(t, "detach", RecordKind::kLabel, 21, 29);  // the name says nothing: the nesting does
+    rec(t, "aten::mm", RecordKind::kOp, 40, 80);
+    rec(t, "aten::detach", RecordKind::kOp, 81, 82);
+    rec(t, "detach", RecordKind::kLabel, 82, 83);  // integer µs: starts as its parent ends
+    rec(t, "aten::detach", RecordKind::kOp, 84, 85);
+    rec(t, "detach", RecordKind::kLabel, 84, 85);  // or spans what its parent spans
+    return t;
+  };
+  RankTrace legacy = trace("legacy");
+  CHECK(phase_list(legacy, flatten_phases(legacy, find_steps(legacy, StepRule{}), {})) ==
+        "fc2@10-90#0 ");
+  // Kineto says each record's kind (cat): a user_annotation inside an operator is a label.
+  RankTrace kineto = trace("kineto");
+  CHECK(phase_list(kineto, flatten_phases(kineto, find_steps(kineto, StepRule{}), {})) ==
+        "fc2@10-21#0 detach@21-29#0 fc2@29-82#1 detach@82-83#1 fc2@83-84#2 detach@84-85#2 "
+        "fc2@85-90#3 ");
+}
+
+TEST_CASE("a gloo tail overlapping later compute is not waiting") {
+  // Issue 34: the previous step's gloo:all_reduce ends on its worker thread 0.2 ms into the
+  // next step, inside the straggler's time.sleep in fc2; the sleep was taken for waiting and
+  // removed from fc2. A collective's tail past the stretch it was waited for in (backward) is
+  // not waiting in the next label (optimizer) either.
+  RankTrace t;
+  t.file = "rank1.json";
+  rec(t, "ProfilerStep#0", RecordKind::kLabel, 0, 1000);
+  rec(t, "backward", RecordKind::kLabel, 100, 500);
+  rec(t, "c10d::allreduce_", RecordKind::kOp, 150, 160);
+  rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 165, 520, 2);   // 20 µs past backward
+  rec(t, "optimizer", RecordKind::kLabel, 500, 930);                     // a 400 µs sleep, then
+  rec(t, "c10d::allreduce_", RecordKind::kOp, 910, 915);                 // a late bucket whose
+  rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 920, 1200, 2);  // tail ends in step 1
+  rec(t, "ProfilerStep#1", RecordKind::kLabel, 1000, 2000);
+  rec(t, "fc2", RecordKind::kLabel, 1050, 1400);  // a sleep, 150 µs of that tail inside
+  const RankSteps steps = find_steps(t, StepRule{});
+  const auto colls = rank_collectives(t, steps);
+  REQUIRE(colls.size() == 2);
+  CHECK(phase_list(t, flatten_phases(t, steps, colls)) ==
+        "backward@100-160#0 optimizer@500-915#0 fc2@1050-1400#0 ");
 }
 
 TEST_CASE("collectives are matched by identifiers and a mismatch is reported") {
@@ -243,6 +296,42 @@ TEST_CASE("clock models come from the collectives, with an uncertainty") {
   CHECK(clocks[1].uncertainty_ns > 0);
   CHECK(clocks[1].uncertainty_ns <= 300'000);
   CHECK(clocks[1].constraints == 5);
+}
+
+TEST_CASE("a straggler's delay is not absorbed into its clock offset") {
+  // Issue 34: rank 1 arrives 30 ms after rank 0 at every collective (a straggler); the
+  // completions coincide within 50 µs. The causal interval alone is 30 ms wide on rank 0's side,
+  // and that width was the uncertainty (30-32 ms, the injection itself), within which the
+  // analysis moved rank 1 by the delay. A call without its execution (the profiler cut it) ends
+  // at its enqueue: no tie, or it bounds the offset by the delay.
+  std::vector<std::vector<RankCollective>> colls(2);
+  std::vector<RankSteps> steps(2);
+  constexpr std::int64_t ms = 1'000'000;
+  for (int k = 0; k < 6; ++k) {
+    RankCollective a;
+    a.step = k;
+    a.arrival_ns = k * 100 * ms;
+    a.completion_ns = a.arrival_ns + 31 * ms + (k % 2 ? 50'000 : -50'000);
+    RankCollective b = a;  // rank 1's clock is 5 ms behind rank 0's
+    b.arrival_ns = a.arrival_ns + 30 * ms - 5 * ms;
+    b.completion_ns = a.arrival_ns + 31 * ms - 5 * ms;
+    if (k == 5) {  // rank 0's execution was cut: only the enqueue
+      a.completion_ns = a.arrival_ns + 10'000;
+      a.completion_known = false;
+    }
+    colls[0].push_back(a);
+    colls[1].push_back(b);
+  }
+  const auto clocks = clock_models(colls, steps);
+  CHECK(clocks[1].offset_ns == doctest::Approx(5 * ms).epsilon(0.01));
+  CHECK(clocks[1].constraints == 5);
+  CHECK(clocks[1].uncertainty_ns >= 50'000);  // the ties disagree by 50 µs
+  CHECK(clocks[1].uncertainty_ns <= 100'000);
+  CHECK_FALSE(clocks[1].contradicted);
+  // Fewer than 3 ties say nothing of their own spread: the causal interval bounds it.
+  colls[0].resize(2);
+  colls[1].resize(2);
+  CHECK(clock_models(colls, steps)[1].uncertainty_ns > 29 * ms);
 }
 
 TEST_CASE("timestamps are exact: fractional µs relative to baseTimeNanoseconds") {

@@ -14,7 +14,22 @@ struct Open {
   std::uint32_t owner;
   bool label;
   bool in_op;  // this record is an operator or lies inside one
+  const TraceRecord* record;
 };
+
+// Torch's autograd kernel records some operators again under their schema name inside the
+// dispatcher's record: `aten::detach` holds `detach`. With integer-µs timestamps the child can
+// start at its parent's end, after the parent closed: a record named as the operator that
+// closed at most this long before it started is still that operator's.
+constexpr std::int64_t kResolution_ns = 1000;
+
+bool renames(const NameTable& names, const TraceRecord* op, const TraceRecord& r) {
+  if (op == nullptr || r.begin_ns - op->end_ns > kResolution_ns) return false;
+  const std::string& outer = names[op->name];
+  const std::string& inner = names[r.name];
+  return outer.size() > inner.size() + 2 && outer.ends_with(inner) &&
+         outer.compare(outer.size() - inner.size() - 2, 2, "::") == 0;
+}
 
 struct Piece {
   std::int64_t begin_ns;
@@ -40,7 +55,9 @@ std::vector<const TraceRecord*> main_thread_regions(const RankTrace& trace,
     if (r.kind == RecordKind::kLabel && !steps.whole_capture && is_step_marker(steps, r)) continue;
     main.push_back(&r);
   }
-  std::sort(main.begin(), main.end(), [](const TraceRecord* a, const TraceRecord* b) {
+  // Equal spans keep the file's order, parents first (integer µs: `aten::detach` and its child
+  // `detach` can both be [2898, 2899]).
+  std::stable_sort(main.begin(), main.end(), [](const TraceRecord* a, const TraceRecord* b) {
     return a->begin_ns != b->begin_ns ? a->begin_ns < b->begin_ns : a->end_ns > b->end_ns;
   });
   return main;
@@ -49,12 +66,14 @@ std::vector<const TraceRecord*> main_thread_regions(const RankTrace& trace,
 // Walks the nesting and cuts it into pieces, each owned by the innermost label around it. Where
 // the trace does not say a record's kind (legacy, NVTX: the kind comes from the name), a record
 // inside an operator is part of that operator whatever its name: torch records `aten::detach`
-// with a child named `detach`, and such a child must not split the label around it. A child
-// may end up to a microsecond after its parent (integer-µs rounding): it is clamped.
+// with a child named `detach`, and such a child must not split the label around it (nor when
+// rounding starts it at its parent's end: renames). A child may end up to a microsecond after
+// its parent (integer-µs rounding): it is clamped.
 std::vector<Piece> cut_pieces(const std::vector<const TraceRecord*>& regions,
-                              bool kinds_from_names) {
+                              const NameTable& names, bool kinds_from_names) {
   std::vector<Piece> pieces;
   std::vector<Open> stack;
+  const TraceRecord* closed_op = nullptr;  // the operator closed last
   std::int64_t cursor = std::numeric_limits<std::int64_t>::min();
   auto emit = [&](std::int64_t from, std::int64_t to, const Open& top) {
     if (to > from) pieces.push_back({from, to, top.owner, top.label});
@@ -63,6 +82,7 @@ std::vector<Piece> cut_pieces(const std::vector<const TraceRecord*>& regions,
     while (!stack.empty() && stack.back().end_ns <= t) {
       emit(cursor, stack.back().end_ns, stack.back());
       cursor = std::max(cursor, stack.back().end_ns);
+      if (!stack.back().label) closed_op = stack.back().record;
       stack.pop_back();
     }
   };
@@ -73,46 +93,50 @@ std::vector<Piece> cut_pieces(const std::vector<const TraceRecord*>& regions,
     std::int64_t end = r->end_ns;
     if (!stack.empty()) end = std::min(end, stack.back().end_ns);
     const bool parent_op = !stack.empty() && stack.back().in_op;
-    const bool label = r->kind == RecordKind::kLabel && !(kinds_from_names && parent_op);
+    const bool label = r->kind == RecordKind::kLabel &&
+                       !(kinds_from_names && (parent_op || renames(names, closed_op, *r)));
     const std::uint32_t owner = label || stack.empty() ? r->name : stack.back().owner;
-    stack.push_back({end, owner, label, !label || parent_op});
+    stack.push_back({end, owner, label, !label || parent_op, r});
   }
   close_until(std::numeric_limits<std::int64_t>::max());
   return pieces;
 }
 
-// The waiting rule: a bare piece is waiting when, for at least half of it, a collective of its
-// own step that the rank issued before the piece ended was still in flight (arrival to
-// recorded completion). The thread is then blocked on the collective. Completions alone do not
-// decide it: the worker thread records a gloo execution's end up to milliseconds after it woke
-// the main thread (a previous step's tail lands inside the next step's compute), and the main
-// thread may resume milliseconds after the completion on a loaded machine.
+// The waiting rule. A thread blocked on a collective sits in a bare stretch that begins while
+// the collective is in flight: the stretch's part up to the collective's recorded completion is
+// waiting, the rest (if any) is the label's work. Each collective is waited for once, in the
+// first bare stretch of its own step that begins while it is in flight. Completions alone do not
+// decide it: a gloo worker records an execution's end up to milliseconds after it woke the main
+// thread, so that tail overlaps what the thread does next (a previous step's tail lands inside
+// the next step's compute, a step's own tail inside the next label); on a loaded machine the
+// main thread also resumes milliseconds after the completion, and that is not waiting for a peer.
 class Waiting {
  public:
   explicit Waiting(const std::vector<RankCollective>& collectives) {
     for (const RankCollective& c : collectives)
-      flights_[c.step].emplace_back(c.arrival_ns, c.completion_ns);
-    for (auto& [step, list] : flights_) std::sort(list.begin(), list.end());
+      flights_[c.step].push_back({c.arrival_ns, c.completion_ns, false});
   }
 
-  bool operator()(const Piece& p, int step) const {
-    if (!p.bare) return false;
+  // The end of the waiting at the start of bare piece p of `step` (p.begin_ns when none).
+  std::int64_t waited_until(const Piece& p, int step) {
     auto it = flights_.find(step);
-    if (it == flights_.end()) return false;
-    std::int64_t covered = 0;
-    std::int64_t reached = p.begin_ns;  // the union of in-flight intervals, in arrival order
-    for (const auto& [arrival, completion] : it->second) {
-      if (arrival >= p.end_ns) break;
-      const std::int64_t from = std::max(reached, std::max(arrival, p.begin_ns));
-      const std::int64_t to = std::min(completion, p.end_ns);
-      if (to > from) covered += to - from;
-      reached = std::max(reached, to);
+    if (!p.bare || it == flights_.end()) return p.begin_ns;
+    std::int64_t until = p.begin_ns;
+    for (Flight& f : it->second) {
+      if (f.waited || f.arrival_ns > p.begin_ns || f.completion_ns <= p.begin_ns) continue;
+      f.waited = true;
+      until = std::max(until, std::min(f.completion_ns, p.end_ns));
     }
-    return 2 * covered >= p.end_ns - p.begin_ns;
+    return until;
   }
 
  private:
-  std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> flights_;
+  struct Flight {
+    std::int64_t arrival_ns;
+    std::int64_t completion_ns;
+    bool waited;
+  };
+  std::map<int, std::vector<Flight>> flights_;
 };
 
 }  // namespace
@@ -120,17 +144,18 @@ class Waiting {
 std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps,
                                   const std::vector<RankCollective>& collectives) {
   const bool kinds_from_names = trace.format != "kineto";
-  const std::vector<Piece> pieces = cut_pieces(main_thread_regions(trace, steps), kinds_from_names);
-  const Waiting waiting(collectives);
+  const std::vector<Piece> pieces =
+      cut_pieces(main_thread_regions(trace, steps), trace.names, kinds_from_names);
+  Waiting waiting(collectives);
   std::vector<Phase> phases;
   std::map<std::pair<int, std::uint32_t>, int> occurrences;
   bool previous_dropped = true;  // never merge across a dropped piece
-  for (const Piece& p : pieces) {
+  for (Piece p : pieces) {
     const int step = step_at(steps, p.begin_ns);
-    if (step < 0 || waiting(p, step)) {
-      previous_dropped = true;
-      continue;
-    }
+    const std::int64_t waited = step < 0 ? p.end_ns : waiting.waited_until(p, step);
+    if (waited > p.begin_ns) previous_dropped = true;
+    p.begin_ns = waited;
+    if (p.begin_ns >= p.end_ns) continue;
     if (!previous_dropped && phases.back().end_ns == p.begin_ns && phases.back().name == p.owner) {
       phases.back().end_ns = p.end_ns;
       continue;

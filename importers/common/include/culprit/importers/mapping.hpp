@@ -122,9 +122,10 @@ struct Phase {
 
 // Flattens the main thread's nested regions into non-overlapping phases. Operators give their
 // time to the label around them, and so does everything nested in an operator when the trace
-// does not say a record's kind (legacy, NVTX). Time directly inside a label (no child op) that is
-// mostly covered by a collective of the same step in flight (from the rank's arrival to the
-// recorded completion) is waiting, not the label's work: it is left out (the collective holds it).
+// does not say a record's kind (legacy, NVTX). Time directly inside a label (no child op) from
+// the start of a stretch that begins while a collective of the same step is in flight, up to its
+// recorded completion, is waiting, not the label's work: it is left out (the collective holds
+// it); each collective is waited for once, in the first such stretch.
 std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps,
                                   const std::vector<RankCollective>& collectives);
 
