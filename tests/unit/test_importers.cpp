@@ -226,16 +226,16 @@ TEST_CASE("a gloo tail overlapping later compute is not waiting") {
   rec(t, "backward", RecordKind::kLabel, 100, 500);
   rec(t, "c10d::allreduce_", RecordKind::kOp, 150, 160);
   rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 165, 520, 2);   // 20 µs past backward
-  rec(t, "optimizer", RecordKind::kLabel, 500, 930);                     // a 400 µs sleep, then
-  rec(t, "c10d::allreduce_", RecordKind::kOp, 910, 915);                 // a late bucket whose
-  rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 920, 1200, 2);  // tail ends in step 1
+  rec(t, "optimizer", RecordKind::kLabel, 500, 990);                     // a 350 µs sleep, then
+  rec(t, "c10d::allreduce_", RecordKind::kOp, 850, 855);                 // a late bucket whose
+  rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 860, 1200, 2);  // tail ends in step 1
   rec(t, "ProfilerStep#1", RecordKind::kLabel, 1000, 2000);
   rec(t, "fc2", RecordKind::kLabel, 1050, 1400);  // a sleep, 150 µs of that tail inside
   const RankSteps steps = find_steps(t, StepRule{});
   const auto colls = rank_collectives(t, steps);
   REQUIRE(colls.size() == 2);
   CHECK(phase_list(t, flatten_phases(t, steps, colls)) ==
-        "backward@100-160#0 optimizer@500-915#0 fc2@1050-1400#0 ");
+        "backward@100-160#0 optimizer@500-855#0 fc2@1050-1400#0 ");
 }
 
 TEST_CASE("collectives are matched by identifiers and a mismatch is reported") {

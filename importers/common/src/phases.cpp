@@ -104,17 +104,24 @@ std::vector<Piece> cut_pieces(const std::vector<const TraceRecord*>& regions,
 
 // The waiting rule. A thread blocked on a collective sits in a bare stretch that begins while
 // the collective is in flight: the stretch's part up to the collective's recorded completion is
-// waiting, the rest (if any) is the label's work. Each collective is waited for once, in the
-// first bare stretch of its own step that begins while it is in flight. Completions alone do not
-// decide it: a gloo worker records an execution's end up to milliseconds after it woke the main
-// thread, so that tail overlaps what the thread does next (a previous step's tail lands inside
-// the next step's compute, a step's own tail inside the next label); on a loaded machine the
-// main thread also resumes milliseconds after the completion, and that is not waiting for a peer.
+// waiting, the rest (if any) is the label's work. A collective is waited for inside one label of
+// its own step, the first whose bare stretch begins while it is in flight (DDP's end of backward
+// waits for each bucket in turn, with the copy of each bucket's gradients between the waits).
+// Completions alone do not decide it: a gloo worker records an execution's end up to
+// milliseconds after it woke the main thread, so that tail overlaps what the thread does next (a
+// previous step's tail lands inside the next step's compute, a step's own tail inside the next
+// label); on a loaded machine the main thread also resumes milliseconds after the completion,
+// and that is not waiting for a peer.
 class Waiting {
  public:
+  // A blocked thread sleeps and is woken: no wait is shorter. The gaps of a few µs between
+  // operators while a collective is in flight (the autograd engine between two nodes) are the
+  // label's, so that they do not cut it into pieces.
+  static constexpr std::int64_t kShortestWait_ns = 100'000;
+
   explicit Waiting(const std::vector<RankCollective>& collectives) {
     for (const RankCollective& c : collectives)
-      flights_[c.step].push_back({c.arrival_ns, c.completion_ns, false});
+      flights_[c.step].push_back({c.arrival_ns, c.completion_ns, kNobody});
   }
 
   // The end of the waiting at the start of bare piece p of `step` (p.begin_ns when none).
@@ -123,18 +130,24 @@ class Waiting {
     if (!p.bare || it == flights_.end()) return p.begin_ns;
     std::int64_t until = p.begin_ns;
     for (Flight& f : it->second) {
-      if (f.waited || f.arrival_ns > p.begin_ns || f.completion_ns <= p.begin_ns) continue;
-      f.waited = true;
+      if (f.arrival_ns > p.begin_ns || f.completion_ns <= p.begin_ns) continue;
+      if (f.label != kNobody && f.label != p.owner) continue;
       until = std::max(until, std::min(f.completion_ns, p.end_ns));
+    }
+    if (until - p.begin_ns < kShortestWait_ns) return p.begin_ns;
+    for (Flight& f : it->second) {
+      if (f.arrival_ns <= p.begin_ns && f.completion_ns > p.begin_ns && f.label == kNobody)
+        f.label = p.owner;
     }
     return until;
   }
 
  private:
+  static constexpr std::uint32_t kNobody = std::numeric_limits<std::uint32_t>::max();
   struct Flight {
     std::int64_t arrival_ns;
     std::int64_t completion_ns;
-    bool waited;
+    std::uint32_t label;  // the label it is waited for in, kNobody before its first wait
   };
   std::map<int, std::vector<Flight>> flights_;
 };

@@ -125,7 +125,7 @@ struct Phase {
 // does not say a record's kind (legacy, NVTX). Time directly inside a label (no child op) from
 // the start of a stretch that begins while a collective of the same step is in flight, up to its
 // recorded completion, is waiting, not the label's work: it is left out (the collective holds
-// it); each collective is waited for once, in the first such stretch.
+// it); a collective is waited for inside one label, the first such stretch's.
 std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps,
                                   const std::vector<RankCollective>& collectives);
 
