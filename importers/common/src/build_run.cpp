@@ -149,6 +149,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   if (traces.empty()) throw UsageError("import needs at least one trace file");
   ImportedRun out;
   ImportSummary& s = out.summary;
+  check_one_job(traces);
   order_ranks(traces, o, s);
   s.rank_rule = rank_rule(traces);
   const std::size_t ranks = traces.size();
@@ -198,6 +199,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
     });
   }
   std::vector<RankClock> clocks = clock_models(colls, steps);
+  check_step_numbers(traces, steps, clocks, s.warnings);
   // Ranks read from one export share its clock exactly (nsys: one session's timestamps).
   std::vector<bool> same_clock(ranks, false);
   for (std::size_t r = 1; r < ranks; ++r) {

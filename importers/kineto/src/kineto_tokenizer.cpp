@@ -2,10 +2,12 @@
 
 #include <simdjson.h>
 
+#include <charconv>
 #include <climits>
 #include <cmath>
 
 #include "culprit/errors.hpp"
+#include "culprit/importers/input.hpp"
 
 namespace culprit::importers {
 namespace {
@@ -173,16 +175,43 @@ void read_group_config(od::array groups, KinetoHeader& h) {
   }
 }
 
+// A whole number as writers spell it: 1, 1.0 or "1" (hand-made and converted traces); anything
+// else (1.5, "one", true) is kept as its text in `bad` so that the caller refuses it by name
+// instead of reading it as "no rank".
+void read_whole(od::value v, std::optional<std::int64_t>& out, std::string& bad) {
+  std::int64_t n = 0;
+  double d = 0;
+  std::string_view text;
+  od::json_type type;
+  if (v.type().get(type)) return;
+  if (type == od::json_type::number) {
+    if (!v.get_int64().get(n)) {
+      out = n;
+      return;
+    }
+    if (!v.get_double().get(d) && std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9e18) {
+      out = static_cast<std::int64_t>(d);
+      return;
+    }
+  } else if (type == od::json_type::string && !v.get_string().get(text) && !text.empty()) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec == std::errc() && end == text.data() + text.size()) {
+      out = n;
+      return;
+    }
+  }
+  bad = std::string(v.raw_json_token().substr(0, 40));
+}
+
 void read_distributed(od::object info, KinetoHeader& h) {
   for (auto field : info) {
     std::string_view key;
     if (field.unescaped_key().get(key)) continue;
     od::value v = field.value();
-    std::int64_t n = 0;
     if (key == "rank") {
-      if (!v.get_int64().get(n)) h.rank = n;
+      read_whole(v, h.rank, h.bad_rank);
     } else if (key == "world_size") {
-      if (!v.get_int64().get(n)) h.world_size = n;
+      read_whole(v, h.world_size, h.bad_world_size);
     } else if (key == "backend") {
       std::string_view s;
       if (!v.get_string().get(s)) h.backend = std::string(s);
@@ -267,6 +296,12 @@ KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, cons
       }
     }
   } catch (const simdjson::simdjson_error& e) {
+    if (e.error() == simdjson::UTF8_ERROR) {
+      const std::size_t at = first_invalid_utf8(std::string_view(padded.data(), length));
+      throw UsageError(file + ": byte offset " + std::to_string(at) +
+                       ": not valid UTF-8 (JSON text must be): the file is damaged, or a name "
+                       "was written in another encoding; re-encode the file as UTF-8");
+    }
     const char* at = nullptr;
     if (iterated && !doc.current_location().get(at) && at >= base && at <= base + length)
       offset = static_cast<std::size_t>(at - base);

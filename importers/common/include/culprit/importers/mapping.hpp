@@ -160,4 +160,14 @@ struct RankClock {
 std::vector<RankClock> clock_models(const std::vector<std::vector<RankCollective>>& colls,
                                     const std::vector<RankSteps>& steps);
 
+// ---- one job ------------------------------------------------------------------------------
+// Refuses files that cannot be one job's, with --partial too: world sizes that differ, a process
+// group (distributedInfo.pg_config) with other ranks, Kineto captures more than a second apart.
+void check_one_job(const std::vector<RankTrace>& traces);
+
+// Warns (first in `warnings`) when a rank's clock offset is a median step or more: its step
+// numbers then name other iterations than rank 0's.
+void check_step_numbers(const std::vector<RankTrace>& traces, const std::vector<RankSteps>& steps,
+                        const std::vector<RankClock>& clocks, std::vector<std::string>& warnings);
+
 }  // namespace culprit::importers
