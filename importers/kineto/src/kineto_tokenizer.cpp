@@ -222,6 +222,57 @@ void read_distributed(od::object info, KinetoHeader& h) {
   }
 }
 
+// One element of traceEvents (simdjson errors propagate to tokenize_kineto, which names the
+// offset).
+RawEvent read_event(od::object ev, const std::string& file, std::size_t offset) {
+  RawEvent e;
+  e.offset = offset;
+  for (auto f : ev) {
+    std::string_view k = f.unescaped_key();
+    od::value v = f.value();
+    if (k == "ph") {
+      e.ph = v.get_string();
+    } else if (k == "cat") {
+      e.cat = v.get_string();
+    } else if (k == "name") {
+      e.name = v.get_string();
+    } else if (k == "ts") {
+      e.ts_ns = time_ns(v, file, offset);
+      e.has_ts = true;
+    } else if (k == "dur") {
+      e.dur_ns = time_ns(v, file, offset);
+      e.has_dur = true;
+    } else if (k == "tid") {
+      e.tid = number_or_hash(v);
+    } else if (k == "pid") {
+      e.pid = number_or_hash(v);
+    } else if (k == "args") {
+      od::object args;
+      if (!v.get_object().get(args)) read_args(args, e);
+    }
+  }
+  return e;
+}
+
+// A top-level field other than traceEvents.
+void read_header_field(std::string_view key, od::value v, const std::string& file,
+                       KinetoHeader& h) {
+  if (key == "distributedInfo") {
+    od::object info;
+    if (!v.get_object().get(info)) read_distributed(info, h);
+  } else if (key == "baseTimeNanoseconds") {
+    std::uint64_t n = 0;
+    if (v.get_uint64().get(n)) {
+      throw UsageError(file + ": baseTimeNanoseconds is not an unsigned integer");
+    }
+    h.has_base_time = true;
+    h.base_time_ns = static_cast<std::int64_t>(n);
+  } else if (key == "schemaVersion") {
+    std::int64_t n = 0;
+    if (!v.get_int64().get(n)) h.schema_version = n;
+  }
+}
+
 }  // namespace
 
 KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, const std::string& file,
@@ -250,49 +301,11 @@ KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, cons
         for (auto element : field.value().get_array()) {
           const char* at = nullptr;
           if (!doc.current_location().get(at)) offset = static_cast<std::size_t>(at - base);
-          od::object ev = element.get_object();
-          RawEvent e;
-          e.offset = offset;
-          for (auto f : ev) {
-            std::string_view k = f.unescaped_key();
-            od::value v = f.value();
-            if (k == "ph") {
-              e.ph = v.get_string();
-            } else if (k == "cat") {
-              e.cat = v.get_string();
-            } else if (k == "name") {
-              e.name = v.get_string();
-            } else if (k == "ts") {
-              e.ts_ns = time_ns(v, file, offset);
-              e.has_ts = true;
-            } else if (k == "dur") {
-              e.dur_ns = time_ns(v, file, offset);
-              e.has_dur = true;
-            } else if (k == "tid") {
-              e.tid = number_or_hash(v);
-            } else if (k == "pid") {
-              e.pid = number_or_hash(v);
-            } else if (k == "args") {
-              od::object args;
-              if (!v.get_object().get(args)) read_args(args, e);
-            }
-          }
+          sink(read_event(element.get_object(), file, offset));
           ++h.events;
-          sink(e);
         }
-      } else if (key == "distributedInfo") {
-        od::object info;
-        if (!field.value().get_object().get(info)) read_distributed(info, h);
-      } else if (key == "baseTimeNanoseconds") {
-        std::uint64_t n = 0;
-        if (field.value().get_uint64().get(n)) {
-          throw UsageError(file + ": baseTimeNanoseconds is not an unsigned integer");
-        }
-        h.has_base_time = true;
-        h.base_time_ns = static_cast<std::int64_t>(n);
-      } else if (key == "schemaVersion") {
-        std::int64_t n = 0;
-        if (!field.value().get_int64().get(n)) h.schema_version = n;
+      } else {
+        read_header_field(key, field.value(), file, h);
       }
     }
   } catch (const simdjson::simdjson_error& e) {
