@@ -105,13 +105,14 @@ std::set<int> keep_common_steps(const std::vector<RankTrace>& traces, Job& job, 
     }
     common = std::move(both);
   }
+  for (int step : steps_cut_short(traces, job.colls, s.warnings)) common.erase(step);
   for (std::size_t r = 0; r < traces.size(); ++r) {
     const std::size_t before = job.steps[r].steps.size();
     std::erase_if(job.steps[r].steps, [&](const StepSpan& x) { return !common.count(x.step); });
     if (job.steps[r].steps.size() != before) {
       s.warnings.push_back(traces[r].file + ": " +
                            std::to_string(before - job.steps[r].steps.size()) +
-                           " step(s) not recorded by every rank are left out");
+                           " step(s) not recorded whole by every rank are left out");
     }
     std::erase_if(job.colls[r], [&](const RankCollective& c) { return !common.count(c.step); });
   }
@@ -144,11 +145,12 @@ Job map_job(std::vector<RankTrace>& traces, const ImportOptions& o, ImportSummar
   return job;
 }
 
-// Clock models from the collectives; ranks read from one export share its clock exactly (nsys:
-// one session's timestamps), marked `shared`.
+// Clock models from the collectives (step labels that disagree with them warned); ranks read
+// from one export share its clock exactly (nsys: one session's timestamps), marked `shared`.
 std::vector<RankClock> job_clocks(const std::vector<RankTrace>& traces, const Job& job,
-                                  std::vector<bool>& shared) {
+                                  std::vector<bool>& shared, ImportSummary& s) {
   std::vector<RankClock> clocks = clock_models(job.colls, job.steps);
+  check_step_numbers(traces, job.steps, clocks, s.warnings);
   shared.assign(traces.size(), false);
   for (std::size_t r = 1; r < traces.size(); ++r) {
     if (traces[r].clock_domain.empty() || traces[r].clock_domain != traces[0].clock_domain)
@@ -246,6 +248,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   ImportedRun out;
   ImportSummary& s = out.summary;
   runfile::RunFileContents& c = out.contents;
+  check_one_job(traces);
   order_ranks(traces, o, s);
   s.rank_rule = rank_rule(traces);
   s.format = traces[0].format;
@@ -253,7 +256,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   Job job = map_job(traces, o, s);
   s.steps = static_cast<int>(job.common.size());
   std::vector<bool> shared;
-  const std::vector<RankClock> clocks = job_clocks(traces, job, shared);
+  const std::vector<RankClock> clocks = job_clocks(traces, job, shared, s);
   RunFacts facts;
   facts.incomplete = incomplete_collectives(traces, job, s);
   facts.warmup_until = *job.common.begin() + std::max(0, o.warmup_steps);

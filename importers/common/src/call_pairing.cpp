@@ -177,7 +177,8 @@ void pair_by_correlation(Calls& calls, const CollectiveRecords& records,
 // which call an execution belongs to is then unambiguous. Where they differ (the profiler
 // stopped before the last bucket's gloo work was recorded, or a sampled trace), pairing in order
 // would give every later call the work (and element count) of the next one, so that step's
-// calls keep their own times (warned). Pairs whose element counts differ stay apart (warned).
+// calls stay without work: completion unknown, and the step is left out of the run
+// (steps_cut_short, warned). Pairs whose element counts differ stay apart (warned).
 void pair_in_order(Calls& calls, const CollectiveRecords& records, const RankSteps& steps,
                    std::vector<bool>& work_used, RankTrace& trace) {
   std::map<int, std::pair<std::vector<std::size_t>, std::vector<std::size_t>>> free_by_step;
@@ -187,20 +188,12 @@ void pair_in_order(Calls& calls, const CollectiveRecords& records, const RankSte
   for (std::size_t w = 0; w < records.works.size(); ++w) {
     if (!work_used[w]) free_by_step[step_at(steps, records.works[w]->begin_ns)].second.push_back(w);
   }
-  int unequal_steps = 0, size_mismatch = 0;
-  std::string first_unequal;
+  int size_mismatch = 0;
   for (auto& [step, free] : free_by_step) {
     auto& [free_calls, free_works] = free;
     if (free_calls.empty() || free_works.empty()) continue;
-    if (free_calls.size() != free_works.size()) {
-      if (unequal_steps++ == 0) {
-        first_unequal =
-            (step < 0 ? std::string("outside every step") : "step " + std::to_string(step)) + ": " +
-            std::to_string(free_calls.size()) + " calls, " + std::to_string(free_works.size()) +
-            " executions";
-      }
-      continue;
-    }
+    // Unequal numbers: the calls keep no work (completion unknown; steps_cut_short warns).
+    if (free_calls.size() != free_works.size()) continue;
     std::sort(free_calls.begin(), free_calls.end(), [&](std::size_t a, std::size_t b) {
       return calls[a].arrival_ns < calls[b].arrival_ns;
     });
@@ -214,14 +207,6 @@ void pair_in_order(Calls& calls, const CollectiveRecords& records, const RankSte
       calls.work_of(free_calls[i]) = static_cast<int>(free_works[i]);
       work_used[free_works[i]] = true;
     }
-  }
-  if (unequal_steps > 0) {
-    trace.warnings.push_back(trace.file + ": " + std::to_string(unequal_steps) +
-                             " step(s) hold unequal numbers of collective calls and executions "
-                             "without an identifier linking them (first: " +
-                             first_unequal +
-                             "; the profiler stopped before a last execution, or a sampled "
-                             "trace): their calls are not paired and keep their own times");
   }
   if (size_mismatch > 0) {
     trace.warnings.push_back(trace.file + ": " + std::to_string(size_mismatch) +
@@ -248,6 +233,8 @@ std::vector<RankCollective> merged(Calls& calls, const CollectiveRecords& record
       if (c.elem_bytes == 0) c.elem_bytes = w->elem_bytes;
       if (c.seq < 0) c.seq = w->seq;
       if (c.group < 0) c.group = w->group;
+    } else {
+      c.completion_known = records.works.empty();  // a call without its work: only its enqueue
     }
     result.push_back(c);
   }

@@ -59,8 +59,11 @@ struct ImportedRun {
   ImportSummary summary;
 };
 
-// Expands folders into their trace files (sorted by name), keeps files as given.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format);
+// Expands folders into their trace files (sorted by name), keeps files as given. A folder's
+// small .json file without "traceEvents" (a config.json) is left out, said in `notes`; a folder
+// without traces is refused with a hint (upper-case extensions, traces in a subfolder).
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format,
+                                       std::vector<std::string>* notes = nullptr);
 
 // Reads one file (gzip is recognised by its magic bytes) into records.
 RankTrace read_trace(const std::string& path, Format format);
