@@ -125,4 +125,11 @@ std::optional<TelemetryMap> telemetry_map(const std::vector<storage::TelemetryRo
   return std::nullopt;
 }
 
+std::optional<TelemetryMap> stored_telemetry_map(storage::Db& store, std::int64_t run_id) {
+  const std::vector<storage::TelemetryRow> rows = storage::load_telemetry(store, run_id);
+  if (rows.empty()) return std::nullopt;
+  return telemetry_map(
+      rows, step_windows(storage::load_run(store, run_id, storage::EventSelection::kStepsOnly)));
+}
+
 }  // namespace culprit::analysis

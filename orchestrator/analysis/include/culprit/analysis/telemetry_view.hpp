@@ -68,4 +68,8 @@ struct TelemetryMap {
 std::optional<TelemetryMap> telemetry_map(const std::vector<storage::TelemetryRow>& rows,
                                           const std::vector<StepWindow>& steps);
 
+// The map of the telemetry attached to stored run `run_id` (the report's focus run); nullopt
+// when none is attached.
+std::optional<TelemetryMap> stored_telemetry_map(storage::Db& store, std::int64_t run_id);
+
 }  // namespace culprit::analysis
