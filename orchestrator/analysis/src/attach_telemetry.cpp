@@ -36,13 +36,15 @@ double sample_time(const tm::Series& s, const tm::Sample& x, const TelemetryAtta
   return *start + x.index * o.period_ms / 1e3;
 }
 
+// Unix seconds as ISO-8601 UTC to the millisecond (rounded: 1784756505.304 is .304, not .303).
 std::string utc(double unix_s) {
-  const auto t = static_cast<std::time_t>(std::floor(unix_s));
+  const auto ms = static_cast<long long>(std::llround(unix_s * 1e3));
+  const auto t = static_cast<std::time_t>(ms / 1000 - (ms % 1000 < 0 ? 1 : 0));
   std::tm parts{};
   gmtime_r(&t, &parts);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts);
-  return fmt::format("{}.{:03d}Z", text, static_cast<int>((unix_s - std::floor(unix_s)) * 1e3));
+  return fmt::format("{}.{:03d}Z", text, static_cast<int>((ms % 1000 + 1000) % 1000));
 }
 
 // The run's clock and span: Unix time - unix_offset_ns is its aligned time.

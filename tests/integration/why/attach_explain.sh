@@ -148,8 +148,13 @@ set +e
 "$bin/culprit" import late.csv --format nvidia-smi --db w.db --attach "$cand" 2> late.err; rc2=$?
 "$bin/culprit" import slow/smi.csv --format nvidia-smi --db noanchor.db --attach "$cand" \
   2> noanchor.err; rc3=$?
+# The real NVML log of shared/counters is read whole and placed: it is from 2026, the simulated
+# run from 2000, so none of it falls inside the run.
+"$bin/culprit" import "$counters/roofline-profiler/nvml.csv" --format nvml-csv --db w.db \
+  --attach "$cand" 2> nvml.err; rc4=$?
 set -e
-[ "$rc" = 2 ] && [ "$rc2" = 2 ] && [ "$rc3" = 2 ]
+[ "$rc" = 2 ] && [ "$rc2" = 2 ] && [ "$rc3" = 2 ] && [ "$rc4" = 2 ]
+grep -q "nvml.csv: no sample falls inside run $cand: the samples span 2026-07-22T21:41:45.304Z .. 2026-07-22T21:42:17.0" nvml.err
 grep -q "dmon.txt has no timestamps: pass --start" dmon.err
 grep -q "late.csv: no sample falls inside run $cand: the samples span 2026-07-22T21:41:40.000Z .. 2026-07-22T21:41:40.000Z, the run's steps 2000-01-01T00:00:00" late.err
 grep -q "run $cand records no Unix time of its clock (run meta unix_offset_ns" noanchor.err
