@@ -57,7 +57,7 @@ SideNumbers side_numbers(const KernelCounters& k, const WhyOptions& o) {
     n.flops = *o.flops;
     n.flops_source = o.flops_source;
   }
-  if (!n.flops) n.flops_note = "n/a: no FLOP count";
+  if (!n.flops) n.flops_note = o.no_flops_note;
   n.sm_active_cycles = mean(k, &KernelFigures::sm_active_cycles).first;
   n.elapsed_cycles = mean(k, &KernelFigures::elapsed_cycles).first;
   n.sm_active_pct = pct(n.sm_active_cycles, n.elapsed_cycles);

@@ -186,7 +186,19 @@ WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks,
   o.blamed_excess_ms = c.excess_ms;
   o.telemetry = telemetry.clock;
   o.telemetry_note = telemetry.note;
-  apply_shape(o, why_detail::phase_shape(store, e));
+  // The configuration's shape is the phase's: it is taken only for counters attached to that
+  // phase (matched by name, or --phase), never for a kernel that merely stands beside it.
+  const bool of_phase = std::any_of(rows.begin(), rows.end(), [&](const auto& r) {
+    return r.rank == c.rank && r.phase == c.phase;
+  });
+  if (of_phase) {
+    apply_shape(o, why_detail::phase_shape(store, e));
+  } else {
+    o.no_flops_note = fmt::format(
+        "n/a: no FLOP count (the kernel is not attached to phase {}: import it with --phase {} "
+        "to take the phase's shape from the configuration)",
+        c.phase, c.phase);
+  }
   if (telemetry.clock) b.clock_throttling = clock_throttling_of(*telemetry.clock);
   b.slow_steps = telemetry.slow_steps;
   PhaseCount n;

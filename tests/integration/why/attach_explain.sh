@@ -19,10 +19,24 @@ import json; r = json.load(open("runs.json"))
 print(next(x["id"] for x in r if x["config"] == "baseline"),
       next(x["id"] for x in r if x["config"] != "baseline"))')
 sqlite3 w.db "SELECT run_id, step, time_ms FROM steps ORDER BY 1, 2" > steps.before
+# First without --phase: the kernels match no phase by name, so the configuration's shape is not
+# theirs and compute_underuse has no FLOP count; then attached to the blamed phase.
 "$bin/culprit" import "$ncu/gemm_vectorized.csv" --format ncu --db w.db --attach "$base:3" \
-  --json > attach-base.json
-"$bin/culprit" import "$ncu/gemm_naive.csv" --format ncu --db w.db --attach "$cand" --json \
-  > attach-cand.json
+  > /dev/null
+"$bin/culprit" import "$ncu/gemm_naive.csv" --format ncu --db w.db --attach "$cand" > /dev/null
+"$bin/culprit" explain --db w.db --json | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["explanations"][0]["why"]
+e = next(e for e in w["explanations"] if e["name"] == "compute_underuse")
+assert e["status"] == "undecided", e
+f = next(f for f in w["candidate"]["figures"] if f["metric"] == "flop_rate")
+assert f["value"] is None and f["note"] == ("n/a: no FLOP count (the kernel is not attached to "
+    "phase gemm.bwd.wgrad: import it with --phase gemm.bwd.wgrad to take the phase shape from "
+    "the configuration)".replace("phase shape", "phase\x27s shape")), f'
+"$bin/culprit" import "$ncu/gemm_vectorized.csv" --format ncu --db w.db --attach "$base:3" \
+  --phase gemm.bwd.wgrad --json > attach-base.json
+"$bin/culprit" import "$ncu/gemm_naive.csv" --format ncu --db w.db --attach "$cand" \
+  --phase gemm.bwd.wgrad --json > attach-cand.json
 sqlite3 w.db "SELECT run_id, step, time_ms FROM steps ORDER BY 1, 2" > steps.after
 cmp steps.before steps.after  # counters are evidence, never step times
 # Bad input: exit 2, nothing more stored.

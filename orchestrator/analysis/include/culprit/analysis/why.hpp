@@ -117,6 +117,7 @@ struct WhyOptions {
   std::optional<ClockEvidence> telemetry;
   std::string flops_source = "the shape's FLOPs (--flops)";
   std::string ideal_bytes_source = "the shape's ideal bytes (--ideal-bytes)";
+  std::string no_flops_note = "n/a: no FLOP count";  // the FLOP figures' note without a count
   // Why telemetry gave no clock evidence although some is attached (clock_throttling's reason).
   std::string telemetry_note;
 };
