@@ -31,16 +31,17 @@ def windows(db, run):
         "SELECT rank, ref_ns, offset_ns, drift_ppm FROM clock_models WHERE run_id = ?", (run,))}
     ends = {}
     for rank, step, begin, end in q.execute(
-            "SELECT rank, step, begin_ns, end_ns FROM run_events WHERE run_id = ? AND kind = 'step'",
-            (run,)):
+            "SELECT rank, step, begin_ns, end_ns FROM run_events "
+            "WHERE run_id = ? AND kind = 'step'", (run,)):
         ref, off, drift = clocks[rank]
         aligned = lambda t: t + off + drift * 1e-6 * (t - ref)
         b, e = ends.get(step, (None, None))
         ends[step] = (max(aligned(begin), b or -1e30), max(aligned(end), e or -1e30))
     warmup = int(q.execute("SELECT value FROM run_meta WHERE run_id = ? AND key = 'warmup_steps'",
                            (run,)).fetchone()[0])
-    offset = int(q.execute("SELECT value FROM run_meta WHERE run_id = ? AND key = 'unix_offset_ns'",
-                           (run,)).fetchone()[0])
+    offset = int(q.execute(
+        "SELECT value FROM run_meta WHERE run_id = ? AND key = 'unix_offset_ns'",
+        (run,)).fetchone()[0])
     out, previous = {}, None
     for step in sorted(ends):
         begin = ends[step][0] if previous is None else previous
@@ -51,7 +52,8 @@ def windows(db, run):
 
 
 def stamp(aligned_ns, offset):
-    t = datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=(aligned_ns + offset) / 1e3)
+    epoch = datetime.datetime(1970, 1, 1)
+    t = epoch + datetime.timedelta(microseconds=(aligned_ns + offset) / 1e3)
     return t.strftime("%Y/%m/%d %H:%M:%S.%f")
 
 
