@@ -184,5 +184,26 @@ python3 -c 'import json; d = json.load(open("dmon.json")); assert d["samples"] =
 [ "$(sqlite3 w.db "SELECT group_concat(CAST(round(time_ns / 1e3) AS INTEGER) || ':' || value, ' ')
   FROM (SELECT * FROM run_telemetry WHERE source = 'dmon.txt' ORDER BY time_ns)")" = \
   "1000015000:1980000000.0 1000025000:1970000000.0 1000035000:1960000000.0" ]
+# GPU -> rank on two hosts (a copy whose provenance puts ranks 2 and 3 on node2): a log without
+# host names is refused without --host; with --host node2 its GPUs 0 and 1 are ranks 2 and 3
+# (their places among node2's ranks) and GPUs 2 and 3 served no rank.
+cp w.db hosts.db
+sqlite3 hosts.db "UPDATE provenance SET value = 'node2' WHERE key = 'host' AND rank >= 2"
+set +e
+"$bin/culprit" import slow/smi.csv --format nvidia-smi --db hosts.db --attach "$cand" \
+  2> hosts.err; rc=$?
+set -e
+[ "$rc" = 2 ]
+grep -q "slow/smi.csv:2: the file names no host and run $cand ran on 2 hosts (node2, sim): pass --host NAME" hosts.err
+"$bin/culprit" import slow/smi.csv --format nvidia-smi --db hosts.db --attach "$cand" \
+  --host node2.cluster --json > hosts.json
+python3 - "$cand" <<'PY'
+import json, sys
+d = json.load(open("hosts.json"))
+assert d["samples"] == 40 and d["unmapped"] == 44 and d["outside"] == 4, d
+assert [l.split(" (")[0] for l in d["gpu_ranks"]] == ["rank 2: host node2 GPU 0",
+                                                      "rank 3: host node2 GPU 1"], d
+assert "44 sample(s) of GPUs that served no rank of run %s left out" % sys.argv[1] in d["warnings"]
+PY
 cmp steps.before <(sqlite3 w.db "SELECT run_id, step, time_ms FROM steps ORDER BY 1, 2")
 echo "ok: why chain on a stored run"
