@@ -159,5 +159,25 @@
     };
   }
 
-  window.culpritExtraParts = (window.culpritExtraParts || []).concat([whyBlock, telemetryMap]);
+  // Beside the modelled dashboard of the Explain section: the real samples' utilisation, fleet
+  // and per rank, when telemetry is attached (the same figures as explain's text line).
+  function measuredActivity(data) {
+    return function activityFromTelemetry() {
+      var e = focusExplanation(data);
+      if (!e || !e.telemetry) return;
+      ["baseline", "candidate"].forEach(function (side) {
+        var t = e.telemetry[side];
+        var f = t && t.fields.filter(function (x) { return ["GPU_UTIL", "GR_ENGINE_ACTIVE", "SM_ACTIVE"].indexOf(x.field) >= 0; })[0];
+        if (!f) return;
+        var means = f.ranks.map(function (r) { return r.mean; });
+        d3.select("#numbers-activity").append("div").attr("class", "telemetry-activity")
+          .text("GPU telemetry of run " + t.run_id + " (" + side + ", " + f.field + " over the steady steps): fleet " +
+            num(f.fleet_mean, 1) + " %, per rank " + num(d3.min(means), 1) + "–" + num(d3.max(means), 1) +
+            " %, exact busy share " + num(100 * e.sampled_activity[side].busy_share, 1) + " %. It does not locate the cause either: " +
+            "a GPU waiting inside a collective kernel counts as active.");
+      });
+    };
+  }
+
+  window.culpritExtraParts = (window.culpritExtraParts || []).concat([whyBlock, telemetryMap, measuredActivity]);
 })();

@@ -30,5 +30,8 @@ for step in (1, 2):
 for step in (3, 4, 5, 6):
     assert "rank 3, step %d: 1980.0 MHz" % step in dom, step
     assert "rank 1, step %d: 1980.0 MHz" % step in dom and "rank 2, step %d: 1980.0 MHz" % step in dom
-print("ok: the why section and the telemetry map drawn from the store")
+# The real samples beside the modelled dashboard, the fleet figure as explain gives it.
+util = next(f for f in x["telemetry"]["candidate"]["fields"] if f["field"] == "GPU_UTIL")
+assert "(candidate, GPU_UTIL over the steady steps): fleet %.1f %%" % util["fleet_mean"] in dom
+print("ok: the why section, the telemetry map and the measured activity drawn from the store")
 PY
