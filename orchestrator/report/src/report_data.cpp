@@ -61,6 +61,7 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
                            !runs.configs.front().ok_runs.empty();
   if (runs.configs.size() > 1 && baseline_ok) {
     data.explain = analysis::explain_stored(store, experiment.name, "", "", options.attribution);
+    analysis::add_why(store, data.explain);  // the why block and the attached telemetry
   } else {
     data.explain.experiment = experiment.name;
     data.notes.push_back(
@@ -126,6 +127,7 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
     data.notes.push_back("no validate scorecard: no run of this experiment had an injected delay");
   }
   data.figures = figures.get();
+  data.telemetry = analysis::stored_telemetry_map(store, data.focus.run_id);
   std::string why = "the experiment's manifest is not stored or does not parse";
   if (loaded) data.bisection = bisect::replay_bisection(store, experiment.id, *loaded, why);
   if (!data.bisection) data.notes.push_back("no bisection path: " + why);

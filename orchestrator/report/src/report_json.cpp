@@ -9,6 +9,7 @@
 #include "culprit/report/explain_report.hpp"
 #include "culprit/report/html_report.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "culprit/report/telemetry_report.hpp"
 #include "culprit/report/validate_report.hpp"
 #include "culprit/stats/summary.hpp"
 
@@ -189,6 +190,8 @@ std::string report_json(const ReportData& data) {
   json.key("excess");
   write_heat_map(json, data.figures.excess);
   json.end_object();
+  json.key("telemetry_map");
+  write_telemetry_map(json, data.telemetry);
   json.key("timeline");
   write_lanes(json, data.figures.lanes);
   json.field("notes", data.notes).end_object();
