@@ -21,6 +21,8 @@ struct SourceLocation {
   std::string file;
   int line = 0;
   int column = 0;
+
+  bool operator==(const SourceLocation&) const = default;
 };
 
 // One value of a [*.model] key; the key's type decides the alternative.
@@ -31,6 +33,8 @@ struct ModelSetting {
   ModelValue value;
   std::string path;  // the full manifest key, e.g. "versions.v2.model.compute_scale"
   SourceLocation where;
+
+  bool operator==(const ModelSetting&) const = default;
 };
 
 template <typename T>
@@ -38,6 +42,8 @@ struct Located {
   T value;
   std::string path;  // e.g. "baseline.inject.delays[0]"
   SourceLocation where;
+
+  bool operator==(const Located&) const = default;
 };
 
 struct InjectionSpec {
@@ -45,6 +51,8 @@ struct InjectionSpec {
   std::vector<Located<stepmodel::SlowdownInjection>> slowdowns;
   std::vector<Located<stepmodel::ClockSkewInjection>> clock_skews;
   std::vector<Located<stepmodel::FaultInjection>> faults;
+
+  bool operator==(const InjectionSpec&) const = default;
 };
 
 // instrument = "pmpi" and step_rule on [versions.X] / [baseline] (docs/pmpi.md).
@@ -53,6 +61,8 @@ struct InstrumentSpec {
   std::optional<stepmodel::StepRule> step_rule;
   SourceLocation instrument_where;
   SourceLocation step_rule_where;
+
+  bool operator==(const InstrumentSpec&) const = default;
 };
 
 struct VersionSpec {
@@ -64,6 +74,8 @@ struct VersionSpec {
   InstrumentSpec instrument;        // over the baseline's
   std::string description;
   SourceLocation where;
+
+  bool operator==(const VersionSpec&) const = default;
 };
 
 struct BaselineSpec {
@@ -78,6 +90,8 @@ struct BaselineSpec {
   SourceLocation where;  // the [baseline] table (or the file start when absent)
   SourceLocation ranks_where;
   SourceLocation version_where;
+
+  bool operator==(const BaselineSpec&) const = default;
 };
 
 struct VaryLevel {
@@ -87,6 +101,8 @@ struct VaryLevel {
   ModelValue model_value;           // factor "model.<key>"
   std::string path;                 // "vary[0].levels[2]"
   SourceLocation where;
+
+  bool operator==(const VaryLevel&) const = default;
 };
 
 struct VarySpec {
@@ -94,6 +110,8 @@ struct VarySpec {
   std::string model_key;  // for "model.<key>"
   std::vector<VaryLevel> levels;
   SourceLocation where;
+
+  bool operator==(const VarySpec&) const = default;
 };
 
 struct GitBisectSpec {
@@ -105,12 +123,16 @@ struct GitBisectSpec {
   // A JSON object of [baseline.model] overrides that the build writes, relative to the
   // commit's worktree; empty: none (docs/manifest.md, [bisect]).
   std::string model_file;
+
+  bool operator==(const GitBisectSpec&) const = default;
 };
 
 struct BisectSpec {
   std::vector<std::string> versions;  // ordered, first good .. last bad
   std::optional<GitBisectSpec> git;
   SourceLocation where;
+
+  bool operator==(const BisectSpec&) const = default;
 };
 
 // [reduced_from]: the pair of runs a reduced experiment (`culprit reduce`) was made from, so
@@ -131,6 +153,8 @@ struct ReducedFrom {
   std::optional<double> step_excess_ms;
   // What the reduced experiment must reproduce: shift_ms when known, else delta_ms.
   double target_ms() const { return shift_ms.value_or(delta_ms); }
+
+  bool operator==(const ReducedFrom&) const = default;
 };
 
 struct Manifest {
@@ -140,6 +164,8 @@ struct Manifest {
   std::map<std::string, VersionSpec> versions;
   std::vector<VarySpec> vary;
   std::optional<BisectSpec> bisect;
+
+  bool operator==(const Manifest&) const = default;
 };
 
 // Reads and validates a manifest file. Throws culprit::UsageError whose message is one line per

@@ -20,6 +20,8 @@ struct LaunchSettings {
   int ranks_per_node = 0;               // 0: the launcher's default placement
   std::string binding;                  // "" | none | core | socket | hwthread
   std::vector<std::string> extra_args;  // passed to the launcher before the workload
+
+  bool operator==(const LaunchSettings&) const = default;
 };
 
 struct ExperimentSettings {
@@ -42,6 +44,8 @@ struct ExperimentSettings {
   // stands for (e.g. "/usr/bin/python3"); "" means "python3", looked up in PATH.
   std::string python;
   LaunchSettings launch;
+
+  bool operator==(const ExperimentSettings&) const = default;
 };
 
 struct Configuration {
