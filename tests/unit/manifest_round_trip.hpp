@@ -59,7 +59,7 @@ inline void check_round_trip(const Manifest& m, const ManifestLayout& layout = {
   try {
     back = parse_manifest(text, m.settings.manifest_path);
   } catch (const std::exception& e) {
-    FAIL_CHECK("the written manifest does not parse: " << e.what() << "\n" << text);
+    FAIL_CHECK("the written manifest does not parse: " << std::string(e.what()) << "\n" << text);
     return;
   }
   const bool same = without_places(back) == without_places(m);

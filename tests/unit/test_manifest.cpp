@@ -543,7 +543,7 @@ levels = [{ rank = 1, phase = "layer2", ms = 3 }, { rank = "all", phase = "layer
   const stepmodel::RunConfig resolved = stepmodel::parse_run_config(plan.configs[2].resolved_json);
   CHECK(resolved.model.schedule.size() == 3);
   CHECK(resolved.inject.delays.front().rank == stepmodel::kEveryRank);
-  CHECK(reduced_from_text(ok.settings.manifest_text)->candidate_run == 2);
+  CHECK(make_plan(ok).reduced_from->candidate_run == 2);  // stored with the experiment
 
   // A GEMM phase is not a phase of this step; the message suggests the schedule's names.
   const std::string wrong = error_of(base + R"([[vary]]

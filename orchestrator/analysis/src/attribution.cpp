@@ -14,7 +14,7 @@
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/timeline.hpp"
 #include "culprit/analysis/windows.hpp"
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 
 namespace culprit::analysis {
 namespace {

@@ -7,7 +7,7 @@
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/storage/run_data.hpp"
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 
 namespace culprit::analysis {
 

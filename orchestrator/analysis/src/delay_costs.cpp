@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "culprit/analysis/windows.hpp"
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 
 namespace culprit::analysis {
 namespace {

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "culprit/common/kernels.hpp"
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 
 namespace culprit::analysis {
 namespace {

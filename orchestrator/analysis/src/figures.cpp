@@ -11,7 +11,7 @@
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/phase_stats.hpp"
 #include "culprit/analysis/timeline.hpp"
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 #include "runfile/run_file.hpp"
 
 namespace culprit::analysis {

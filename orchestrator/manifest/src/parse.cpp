@@ -237,13 +237,4 @@ Manifest load_manifest(const std::string& path) {
   return parse_manifest(detail::read_manifest_file(path), path);
 }
 
-std::optional<ReducedFrom> reduced_from_text(const std::string& text) {
-  if (text.find("[reduced_from]") == std::string::npos) return std::nullopt;
-  try {
-    return parse_manifest(text, "stored manifest").reduced_from;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 }  // namespace culprit::manifest

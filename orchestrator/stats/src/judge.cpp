@@ -10,6 +10,7 @@ struct StoredSettings {
   JudgingSettings judging;
   int repetitions = 1;
   int max_repetitions = 1;
+  int block = 0;  // 0: stored before schema 7, read as `repetitions` (the block culprit uses)
 };
 
 StoredSettings read_settings(storage::Db& store, const StoredExperiment& experiment) {
@@ -20,6 +21,12 @@ StoredSettings read_settings(storage::Db& store, const StoredExperiment& experim
     s.judging.source = "as the experiment ran";
     s.repetitions = stored->repetitions;
     s.max_repetitions = stored->max_repetitions;
+    s.block = stored->block;
+    if (stored->block == 0) {
+      s.judging.source +=
+          " (its block of runs per look stored before schema 7: taken as the "
+          "repetitions)";
+    }
   } else {
     s.judging.source = experiment.manifest_text.empty()
                            ? "defaults: an imported experiment has no [stats]"
@@ -32,8 +39,8 @@ StoredSettings read_settings(storage::Db& store, const StoredExperiment& experim
 // The looks the runs show decide alpha per comparison (stored_looks.hpp says why).
 void split_over_looks(const StoredExperiment& experiment, const StoredSettings& stored,
                       JudgingSettings& judging) {
-  const LookAlpha look =
-      alpha_per_look(experiment, stored.repetitions, stored.max_repetitions, judging.alpha);
+  const LookAlpha look = alpha_per_look(experiment, stored.repetitions, stored.max_repetitions,
+                                        stored.block, judging.alpha);
   judging.looks = look.looks;
   judging.alpha_per_comparison = look.alpha;
 }

@@ -135,28 +135,6 @@ struct BisectSpec {
   bool operator==(const BisectSpec&) const = default;
 };
 
-// [reduced_from]: the pair of runs a reduced experiment (`culprit reduce`) was made from, so
-// `culprit explain` can say how much of the original change each cause reproduces.
-struct ReducedFrom {
-  std::int64_t baseline_run = 0;
-  std::int64_t candidate_run = 0;
-  double baseline_median_ms = 0;
-  double candidate_median_ms = 0;
-  double delta_ms = 0;
-  // The Hodges-Lehmann shift between the runs' configurations, when both had several runs.
-  std::optional<double> shift_ms;
-  std::vector<int> shift_runs;  // the two configurations' ok run counts behind shift_ms
-  std::string db;               // the store the runs came from, as given to reduce
-  // Causes that hit a few steps only (a hiccup moves no median): those steps (positions, from
-  // 0) and the candidate's mean step excess there over its own median step.
-  std::vector<int> excess_steps;
-  std::optional<double> step_excess_ms;
-  // What the reduced experiment must reproduce: shift_ms when known, else delta_ms.
-  double target_ms() const { return shift_ms.value_or(delta_ms); }
-
-  bool operator==(const ReducedFrom&) const = default;
-};
-
 struct Manifest {
   ExperimentSettings settings;
   std::optional<ReducedFrom> reduced_from;
@@ -179,9 +157,5 @@ Manifest parse_manifest(const std::string& text, const std::string& path);
 // [versions.NAME.model]; problems name `key_path`.KEY. Throws culprit::UsageError like
 // load_manifest (e.g. bisect's model_file, which a commit's build writes).
 std::vector<ModelSetting> load_model_file(const std::string& path, const std::string& key_path);
-
-// [reduced_from] of a stored manifest's text; nullopt when absent or the text does not parse
-// (the experiment is then not a reduced one as far as explain can tell).
-std::optional<ReducedFrom> reduced_from_text(const std::string& text);
 
 }  // namespace culprit::manifest

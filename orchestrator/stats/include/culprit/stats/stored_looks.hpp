@@ -14,8 +14,9 @@ struct LookAlpha {
 // The looks the stored runs show, not the ones max_repetitions would allow: `culprit run` makes
 // `repetitions` runs per configuration in one look; only bisect / verdict add runs in blocks.
 // K = the planned looks up to the most runs any configuration of `experiment` has (1 for a
-// plain run); `alpha` is the overall two-sided level.
+// plain run); `block`: runs added per look (<= 0: repetitions); `alpha` is the overall two-sided
+// level.
 LookAlpha alpha_per_look(const StoredExperiment& experiment, int repetitions, int max_repetitions,
-                         double alpha);
+                         int block, double alpha);
 
 }  // namespace culprit::stats
