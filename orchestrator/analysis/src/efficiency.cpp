@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "culprit/common/kernels.hpp"
 #include "culprit/analysis/robust.hpp"
+#include "culprit/common/kernels.hpp"
 
 namespace culprit::analysis {
 namespace {

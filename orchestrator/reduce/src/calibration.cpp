@@ -6,20 +6,20 @@
 #include <tuple>
 
 #include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/timeline.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/analysis/robust.hpp"
 
 namespace culprit::reduce {
 
+using analysis::build_timeline;
 using analysis::CollectiveTiming;
 using analysis::EventIndex;
-using analysis::Timeline;
 using analysis::median_of;
 using analysis::median_step_ms;
 using analysis::robust_cv;
-using analysis::build_timeline;
 using analysis::time_collectives;
+using analysis::Timeline;
 namespace {
 
 // A phase within a step: what it is, plus its occurrence among equal ones (imported traces

@@ -2,19 +2,19 @@
 
 #include <map>
 
+#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/step_times.hpp"
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/storage/run_data.hpp"
-#include "culprit/analysis/robust.hpp"
 
 namespace culprit::reduce {
 
 using analysis::load_experiment_runs;
 using analysis::median_of;
-using analysis::StoredConfig;
 using analysis::median_step_ms;
 using analysis::step_times;
 using analysis::StepTime;
+using analysis::StoredConfig;
 using analysis::StoredRun;
 
 std::vector<StepExcess> step_excess(storage::Db& store, const std::string& experiment,

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "culprit/reduce/calibration.hpp"
 #include "culprit/analysis/explain.hpp"
+#include "culprit/reduce/calibration.hpp"
 #include "stepmodel/config.hpp"
 
 namespace culprit::reduce {
