@@ -7,14 +7,14 @@
 #include <string>
 
 #include "culprit/analysis/explain.hpp"
-#include "culprit/analysis/reduction.hpp"
-#include "culprit/analysis/step_excess.hpp"
 #include "culprit/errors.hpp"
-#include "culprit/manifest/manifest.hpp"
+#include "culprit/reduce/reduction.hpp"
+#include "culprit/reduce/step_excess.hpp"
 #include "culprit/report/explain_report.hpp"
 #include "culprit/report/reduce_report.hpp"
 #include "culprit/stats/judge.hpp"
 #include "culprit/stats/stored.hpp"
+#include "culprit/storage/experiment_settings.hpp"
 #include "culprit/storage/store.hpp"
 #include "subcommand.hpp"
 
@@ -27,6 +27,29 @@ struct ExplainArgs {
   std::string baseline;
   std::string candidate;
 };
+
+// A reduced experiment (`culprit reduce`) knows the change it was made to reproduce, as stored
+// with its settings.
+void print_reproduction(storage::Db& store, const analysis::StoredExplanations& result,
+                        std::int64_t experiment_id) {
+  const auto settings = storage::experiment_settings(store, experiment_id);
+  if (settings && settings->reduced_from_lost) {
+    spdlog::warn(
+        "experiment '{}' is a reduced one stored before schema 7, which keeps [reduced_from]: run "
+        "its manifest again with `culprit run` (it resumes, nothing is rerun) to see how much "
+        "each cause reproduces",
+        result.experiment);
+  }
+  if (!settings || !settings->reduced_from) return;
+  const storage::ReducedFromRecord& from = *settings->reduced_from;
+  print_text(
+      report::reproduction_text(reduce::reproduction(result, from.target_ms()), from.target_ms()));
+  if (from.step_excess_ms && !from.excess_steps.empty()) {
+    print_text(
+        report::step_excess_text(reduce::step_excess(store, result.experiment, from.excess_steps),
+                                 from.excess_steps, *from.step_excess_ms));
+  }
+}
 
 void explain(const ExplainArgs& args) {
   if (!args.baseline.empty() && args.candidate.empty()) {
@@ -50,18 +73,7 @@ void explain(const ExplainArgs& args) {
   const stats::Judgement* verdicts = judged ? &*judged : nullptr;
   print(args.common, report::explain_json(result, verdicts) + "\n",
         report::explain_text(result, verdicts));
-  if (!args.common.json) {
-    // A reduced experiment (`culprit reduce`) knows the change it was made to reproduce.
-    if (auto from = manifest::reduced_from_text(experiment.manifest_text)) {
-      print_text(report::reproduction_text(analysis::reproduction(result, from->target_ms()),
-                                           from->target_ms()));
-      if (from->step_excess_ms && !from->excess_steps.empty()) {
-        print_text(report::step_excess_text(
-            analysis::step_excess(*store, result.experiment, from->excess_steps),
-            from->excess_steps, *from->step_excess_ms));
-      }
-    }
-  }
+  if (!args.common.json) print_reproduction(*store, result, experiment.id);
 }
 
 }  // namespace

@@ -2,13 +2,17 @@
 // no-injection controls, attributes every run blind, and scores the answers against the truth.
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <string>
 
 #include "culprit/analysis/attribution_score.hpp"
+#include "culprit/errors.hpp"
 #include "culprit/launch/execute.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/report/validate_report.hpp"
+#include "culprit/stats/judge.hpp"
+#include "culprit/stats/stored.hpp"
 #include "culprit/storage/store.hpp"
 #include "subcommand.hpp"
 
@@ -29,7 +33,17 @@ int validate(const ValidateArgs& args) {
   spdlog::info("{} planned run(s): {} run now, {} reused, {} not ok", executed.planned,
                executed.runs.size(), executed.already_ok, executed.not_ok);
   const analysis::Scorecard card = analysis::score_experiment(*store, plan.settings.name, {});
-  print(args.common, report::validate_json(card) + "\n", report::validate_text(card));
+  // Judged as compare, explain and report judge it: the verdicts of the uninjected changes.
+  std::optional<stats::Judgement> judged;
+  try {
+    judged =
+        stats::judge_experiment(*store, stats::load_stored_experiment(*store, card.experiment), {});
+  } catch (const UsageError& e) {
+    spdlog::warn("no verdict: {}", e.what());
+  }
+  const stats::Judgement* verdicts = judged ? &*judged : nullptr;
+  print(args.common, report::validate_json(card, verdicts) + "\n",
+        report::validate_text(card, verdicts));
   return executed.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
 }
 

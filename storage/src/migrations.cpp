@@ -294,11 +294,30 @@ CREATE TABLE run_telemetry (
 ) WITHOUT ROWID;
 )sql";
 
-// Version 7: how an experiment's runs were sampled (issue 37): "adaptive" runs were added by
-// `culprit run` while a comparison was inconclusive, so every comparison is judged at alpha over
-// the planned looks; "fixed" (every experiment stored before) made its planned runs only.
-constexpr const char* kVersion7Sampling = R"sql(
+// Version 7: the rest of an experiment's settings as it ran (issues 33 and 37): how its runs
+// were sampled ("adaptive": `culprit run` added runs while a comparison was inconclusive, so
+// every comparison is judged at alpha over the planned looks; "fixed", every experiment stored
+// before, made its planned runs only), the block of adaptive sampling and the planned looks (0 for rows stored before: unknown, read as the block culprit
+// always used), and [reduced_from] of a reduced experiment (NULL when it is not one), which
+// explain read by parsing the stored manifest. SQL cannot read TOML: an older reduced
+// experiment is marked reduced_from_lost, and `culprit run` of its manifest stores the pair.
+constexpr const char* kVersion7Settings = R"sql(
 ALTER TABLE experiment_settings ADD COLUMN sampling TEXT NOT NULL DEFAULT 'fixed';
+ALTER TABLE experiment_settings ADD COLUMN block INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE experiment_settings ADD COLUMN looks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE experiment_settings ADD COLUMN reduced_baseline_run INTEGER;
+ALTER TABLE experiment_settings ADD COLUMN reduced_candidate_run INTEGER;
+ALTER TABLE experiment_settings ADD COLUMN reduced_baseline_median_ms REAL;
+ALTER TABLE experiment_settings ADD COLUMN reduced_candidate_median_ms REAL;
+ALTER TABLE experiment_settings ADD COLUMN reduced_delta_ms REAL;
+ALTER TABLE experiment_settings ADD COLUMN reduced_shift_ms REAL;
+ALTER TABLE experiment_settings ADD COLUMN reduced_shift_runs TEXT;
+ALTER TABLE experiment_settings ADD COLUMN reduced_db TEXT;
+ALTER TABLE experiment_settings ADD COLUMN reduced_excess_steps TEXT;
+ALTER TABLE experiment_settings ADD COLUMN reduced_step_excess_ms REAL;
+ALTER TABLE experiment_settings ADD COLUMN reduced_from_lost INTEGER NOT NULL DEFAULT 0;
+UPDATE experiment_settings SET reduced_from_lost = 1 WHERE experiment_id IN
+  (SELECT id FROM experiments WHERE instr(manifest_text, '[reduced_from]') > 0);
 )sql";
 
 std::array<std::string, kStoreSchemaVersion> migrations() {
@@ -311,7 +330,7 @@ std::array<std::string, kStoreSchemaVersion> migrations() {
           std::string(kVersion4Create) + version4_finish(),
           kVersion5,
           kVersion6Evidence,
-          kVersion7Sampling};
+          kVersion7Settings};
 }
 
 }  // namespace

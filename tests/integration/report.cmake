@@ -10,9 +10,10 @@ if(Python3_Interpreter_FOUND AND CULPRIT_SQLITE3)
     PROPERTIES FIXTURES_SETUP report_reference)
   culprit_integration_test(report.export_perfetto ${_report_scripts}/export_perfetto.sh
     ARGS ${CULPRIT_BIN_DIR} ${_report_work} PROPERTIES FIXTURES_REQUIRED report_reference)
-  # compare, explain and report judge the fixture's experiment at one level (issue 33).
+  # compare, explain, report and validate judge the fixture's experiment at one level (issue 33).
   culprit_integration_test(report.judged_alike ${_report_scripts}/judged_alike.sh
-    ARGS ${CULPRIT_BIN_DIR} ${_report_work} PROPERTIES FIXTURES_REQUIRED report_reference)
+    ARGS ${CULPRIT_BIN_DIR} ${_report_work} ${CULPRIT_TEST_DATA}/report/reference-16.toml
+    PROPERTIES FIXTURES_REQUIRED report_reference)
   if(CULPRIT_CHROMIUM)
     culprit_integration_test(report.html_chromium ${_report_scripts}/report_chromium.sh
       ARGS ${CULPRIT_BIN_DIR} ${_report_work} ${CULPRIT_CHROMIUM}

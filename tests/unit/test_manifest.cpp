@@ -18,6 +18,8 @@
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/plan_render.hpp"
 #include "culprit/manifest/planner.hpp"
+#include "culprit/manifest/write.hpp"
+#include "manifest_round_trip.hpp"
 #include "stepmodel/config.hpp"
 
 namespace fs = std::filesystem;
@@ -541,7 +543,7 @@ levels = [{ rank = 1, phase = "layer2", ms = 3 }, { rank = "all", phase = "layer
   const stepmodel::RunConfig resolved = stepmodel::parse_run_config(plan.configs[2].resolved_json);
   CHECK(resolved.model.schedule.size() == 3);
   CHECK(resolved.inject.delays.front().rank == stepmodel::kEveryRank);
-  CHECK(reduced_from_text(ok.settings.manifest_text)->candidate_run == 2);
+  CHECK(make_plan(ok).reduced_from->candidate_run == 2);  // stored with the experiment
 
   // A GEMM phase is not a phase of this step; the message suggests the schedule's names.
   const std::string wrong = error_of(base + R"([[vary]]
@@ -640,4 +642,72 @@ TEST_CASE("the resolved JSON and the configuration hashes of existing manifests 
     }
     CHECK(text == read_text(golden));
   }
+}
+
+TEST_CASE("write_manifest: every manifest of the repository parses back to itself") {
+  int files = 0;
+  for (const fs::path& dir : {kExperiments, kData / "manifests/valid"}) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() != ".toml") continue;
+      CAPTURE(entry.path());
+      testing::check_round_trip(load_manifest(entry.path().string()));
+      ++files;
+    }
+  }
+  CHECK(files >= 13);  // experiments/ (7) and tests/data/manifests/valid (6)
+}
+
+TEST_CASE("write_manifest: values that read back exactly, names that need quoting") {
+  Manifest m = parse_manifest(R"([experiment]
+name = "round \"trip\""
+[baseline]
+ranks = 4
+backend = "sim"
+[baseline.model]
+compute = "sleep"
+noise_cv = 0.1
+schedule = [{ name = "la\"yer\\0", ms = 0.000001, gap_ms = 1e-7 },
+            { name = "allreduce", collective = true, seq = 0, bytes = 1024, ms = 2, async = true },
+            { name = "optimizer", ms = 3, waits = true }]
+[versions."v1.0+x"]
+env = { OMP_NUM_THREADS = "1" }
+model = { compute_scale = 1.0000000000000002 }
+inject = { delays = [{ rank = "all", phase = "allreduce", step_first = 3, ms = 1.5 }] }
+[[vary]]
+factor = "version"
+levels = ["v1.0+x"]
+[[vary]]
+factor = "delay"
+levels = [{ rank = 1, phase = "la\"yer\\0", steps = [2, 4], ms = 1234567.125 }]
+)",
+                              "hand-written.toml");
+  testing::check_round_trip(m);
+  const std::string text = write_manifest(m);
+  CHECK(text.find("ms = 0.000001,") != std::string::npos);
+  CHECK(text.find("gap_ms = 0.0000001") != std::string::npos);
+  CHECK(text.find("compute_scale = 1.0000000000000002") != std::string::npos);
+  CHECK(text.find("name = \"la\\\"yer\\\\0\"") != std::string::npos);
+  CHECK(text.find("ms = 1234567.125, mode") != std::string::npos);
+  CHECK(text.find("[versions.\"v1.0+x\"]") != std::string::npos);
+  CHECK(text.find("step_first = 3, ms = 1.5") != std::string::npos);
+}
+
+TEST_CASE("write_manifest: comments at their paths, one line each, and the version order") {
+  Manifest m = load_manifest((kExperiments / "versions.toml").string());
+  ManifestLayout layout;
+  layout.header = {"first line", "", "a\nnewline"};
+  layout.before["stats.alpha"] = {"above alpha"};
+  layout.after["baseline.ranks"] = "after ranks";
+  layout.version_order = {"v3", "v1"};
+  const std::string text = write_manifest(m, layout);
+  CHECK(text.starts_with("# first line\n#\n# a?newline\n\n[experiment]\n"));
+  CHECK(text.find("[stats]\n# above alpha\nalpha = ") != std::string::npos);
+  CHECK(text.find("  # after ranks\n") != std::string::npos);
+  const auto v3 = text.find("[versions.\"v3\"]");
+  const auto v1 = text.find("[versions.\"v1\"]");
+  const auto v2 = text.find("[versions.\"v2\"]");
+  REQUIRE(v3 != std::string::npos);
+  CHECK(v3 < v1);
+  CHECK(v1 < v2);
+  testing::check_round_trip(m, layout);
 }

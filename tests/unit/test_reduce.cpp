@@ -6,13 +6,16 @@
 #include <string>
 
 #include "analysis/synthetic_run.hpp"
-#include "culprit/analysis/calibration.hpp"
-#include "culprit/analysis/model_level.hpp"
-#include "culprit/analysis/reduction.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/manifest/planner.hpp"
+#include "culprit/reduce/calibration.hpp"
+#include "culprit/reduce/model_level.hpp"
+#include "culprit/reduce/reduced_manifest.hpp"
+#include "culprit/reduce/reduction.hpp"
+#include "manifest_round_trip.hpp"
 
-using culprit::analysis::calibrate;
-using culprit::analysis::reduce_runs;
+using culprit::reduce::calibrate;
+using culprit::reduce::reduce_runs;
 using culprit::testing::synthesize;
 using culprit::testing::SyntheticSpec;
 
@@ -74,7 +77,7 @@ TEST_CASE("an injected straggler comes back as its delay; a control gives nothin
   s.delays.push_back({1, "gemm.fwd", 0, -1, 3.0});
   auto candidate = synthesize(s);
   candidate.run_id = 7;
-  culprit::analysis::ReductionOptions options;
+  culprit::reduce::ReductionOptions options;
   const auto r = reduce_runs(baseline, candidate, options, {});
   REQUIRE(r.causes.size() == 1);
   const auto& cause = r.causes.front();
@@ -155,8 +158,8 @@ TEST_CASE("waiting for a collective is not a host gap; pieces in some steps only
 }
 
 TEST_CASE("repetitions: enough for the control to decide at the margin, 8 to 60") {
-  using culprit::analysis::repetitions_for;
-  using culprit::analysis::repetitions_for_excess;
+  using culprit::reduce::repetitions_for;
+  using culprit::reduce::repetitions_for_excess;
   CHECK(repetitions_for(0.0, 0.02) == 8);
   CHECK(repetitions_for(0.0153, 0.02) == 38);  // (4 x 1.53 % / 1 %)^2 = 37.5
   CHECK(repetitions_for(0.2, 0.02) == 60);
@@ -174,4 +177,60 @@ TEST_CASE("item 2 (#38): one run as both baseline and candidate is refused") {
   CHECK_THROWS_WITH_AS(reduce_runs(run, run, {}, {}),
                        doctest::Contains("run 4 is both the baseline and the candidate"),
                        culprit::UsageError);
+}
+
+TEST_CASE(
+    "the reduced manifest is a typed value that plans, and written it parses back to itself") {
+  SyntheticSpec s = spec();
+  s.jitter_cv = 0.01;
+  auto baseline = synthesize(s);
+  baseline.run_id = 1;
+  s.seed = 2;
+  s.delays.push_back({1, "gemm.fwd", 0, -1, 3.0});
+  auto candidate = synthesize(s);
+  candidate.run_id = 7;
+  culprit::reduce::Reduction r = reduce_runs(baseline, candidate, {}, {});
+  REQUIRE(r.causes.size() == 1);
+  // A second cause, hand-made from the first (another rank), so that all-causes is written.
+  r.causes.push_back(r.causes.front());
+  r.causes.back().original_rank = r.causes.back().rank = 2;
+  for (auto& d : r.causes.back().delays) d.rank = 2;
+  r.excess_steps = {3, 5};  // a hiccup's figure and a configuration shift: every optional key
+  r.step_excess_ms = 1.23456789;
+  culprit::reduce::ReducedManifestOptions o;
+  o.name = "reduce-1-7";
+  o.path = "repro.toml";
+  o.source_db = "a \"quoted\" store.db";
+  o.repetitions = 12;
+  o.level_draws = 15;
+  o.configuration_shift_ms = 3.14159;
+  o.baseline_config_runs = 6;
+  o.candidate_config_runs = 5;
+  const auto reduced = culprit::reduce::reduced_manifest(r, o);
+  const culprit::manifest::Manifest& m = reduced.manifest;
+  CHECK(m.settings.repetitions == 12);
+  CHECK(m.settings.max_repetitions == 12);
+  REQUIRE(m.reduced_from.has_value());
+  CHECK(m.reduced_from->candidate_run == 7);
+  CHECK(m.reduced_from->shift_ms == 3.14);
+  CHECK(m.reduced_from->step_excess_ms == 1.234568);
+  CHECK(m.versions.size() == 5);  // model, cause-1, cause-2, all-causes, control
+  REQUIRE(m.vary.size() == 1);
+  CHECK(m.vary[0].levels.size() == 4);
+  CHECK(m.versions.at("all-causes").inject.delays.size() == 2);
+  const culprit::manifest::Plan plan = culprit::manifest::make_plan(m);
+  CHECK(plan.configs.size() == 5);  // the baseline (model) and the four levels
+  CHECK(plan.configs.front().run.model.schedule.size() == r.baseline.phases.size());
+  culprit::manifest::testing::check_round_trip(m, reduced.layout);
+  const std::string text = culprit::manifest::write_manifest(m, reduced.layout);
+  CHECK(text.starts_with("# Reduced by `culprit reduce` from runs "));
+  CHECK(text.find("of a \"quoted\" store.db.\n") != std::string::npos);
+  CHECK(text.find("db = \"a \\\"quoted\\\" store.db\"") != std::string::npos);
+  const auto model = text.find("[versions.\"model\"]");
+  const auto cause = text.find("[versions.\"cause-1\"]");
+  const auto control = text.find("[versions.\"control\"]");
+  CHECK(model < cause);
+  CHECK(cause < control);
+  CHECK(text.find("levels = [\"cause-1\", \"cause-2\", \"all-causes\", \"control\"]") !=
+        std::string::npos);
 }

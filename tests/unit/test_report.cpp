@@ -282,6 +282,47 @@ TEST_CASE("validate text: an uninjected version that regressed is reported, not 
   CHECK(json.find("\"false_positives\":0") != std::string::npos);
 }
 
+TEST_CASE("validate judged: the uninjected runs' verdicts come from the one judgement") {
+  analysis::Scorecard card;
+  card.experiment = "torch-ddp";
+  analysis::RunCulprit blamed;  // the blame says the code regressed...
+  blamed.found = true;
+  blamed.rank = 1;
+  blamed.phase = "fc2";
+  blamed.excess_ms = 30;
+  card.uninjected.push_back({2, "version=v2", blamed, 40});
+  card.uninjected.push_back({3, "ranks=4", analysis::RunCulprit{}, 11});
+  // ...a hand-made judgement (as stats::judge_experiment returns it) says v2 is equivalent.
+  stats::Judgement judged;
+  judged.settings = {0.05, 2, 0.025, 0.02, "as the experiment ran"};
+  for (const auto& [label, verdict] : {std::pair{"version=v2", stats::Verdict::kEquivalent},
+                                       std::pair{"ranks=4", stats::Verdict::kRegressed}}) {
+    stats::StoredComparison c;
+    c.baseline_label = "baseline";
+    c.candidate_label = label;
+    c.comparison.verdict = verdict;
+    c.comparison.alpha = 0.025;
+    c.comparison.margin = 0.02;
+    judged.comparisons.comparisons.push_back(c);
+  }
+  const std::string text = report::validate_text(card, &judged);
+  CHECK(text.find("    2  version=v2                         equivalent without injection: rank 1 "
+                  "fc2 +30.00 ms\n") != std::string::npos);
+  CHECK(text.find("    3  ranks=4                            regressed without injection: no rank "
+                  "diverges\n") != std::string::npos);
+  CHECK(text.find("(verdicts at alpha 0.025 per comparison over 2 look(s), margin 2 %: as the "
+                  "experiment ran)\n") != std::string::npos);
+  const std::string json = report::validate_json(card, &judged);
+  CHECK(json.find("\"regressed\":false,\"verdict\":\"equivalent\"") != std::string::npos);
+  CHECK(json.find("\"regressed\":true,\"verdict\":\"regressed\"") != std::string::npos);
+  CHECK(json.find("\"judgement\":{\"alpha\":0.05,\"looks\":2,\"alpha_per_comparison\":0.025,"
+                  "\"margin\":0.02,\"source\":\"as the experiment ran\",\"comparisons\":[{"
+                  "\"baseline\":\"baseline\",\"candidate\":\"version=v2\",\"verdict\":"
+                  "\"equivalent\"") != std::string::npos);
+  // Not judged: the blame alone, as before, and no judgement key.
+  CHECK(report::validate_json(card).find("\"judgement\"") == std::string::npos);
+}
+
 TEST_CASE("validate roles: only injections are cases; only baseline-like runs are controls") {
   using analysis::RunRole;
   analysis::InjectionTruth none, delay, slowdown;

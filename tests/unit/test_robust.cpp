@@ -1,4 +1,4 @@
-// Order statistics of the analysis (orchestrator/analysis/src/robust.hpp): the O(n) peers' median
+// Order statistics of the analysis (culprit/analysis/robust.hpp): the O(n) peers' median
 // used for many ranks equals the sorted leave-one-out median bit for bit, ties included.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 
 using culprit::analysis::LeaveOneOutMedian;
 using culprit::analysis::median_without;

@@ -56,8 +56,8 @@ TEST_CASE("released store migrations are never edited") {
       "a9db37de65e7574d52b1b8c85a21f8894d1ffc0f172ec4ff323f4e54fd40b977",
       // 6: attached evidence (run_kernel_counters, run_telemetry; issue 35)
       "34d07c0c7823322370f1d7ac85f3da39e91f9281ed5af6fce1aa2709e90f5c91",
-      // 7: experiment_settings.sampling (issue 37)
-      "ac73e5fdf45852622020309d1030a3d8319c54f7bea8c85dd4c8ffca4636d221"};
+      // 7: experiment_settings' sampling (issue 37), block, looks and [reduced_from] (issue 33)
+      "f32684cd1f54c4d9511ccbe7da9eef5773c24a547914f128c2eeff69c789a402"};
   REQUIRE(released.size() == static_cast<std::size_t>(kStoreSchemaVersion));
   for (int v = 0; v < kStoreSchemaVersion; ++v) {
     CAPTURE(v);
@@ -371,12 +371,26 @@ TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
     auto db = open_store(b.path);  // an unfinished run is never copied
     ensure_run(*db, 1, {1, 3}, 3, 1, "");
   }
+  ExperimentSettingsRecord settings;  // as `culprit run` of a reduced experiment stores them
+  settings.block = 5;
+  settings.looks = 4;
+  settings.reduced_from = ReducedFromRecord{};
+  settings.reduced_from->baseline_run = 1;
+  settings.reduced_from->candidate_run = 2;
+  settings.reduced_from->delta_ms = 3.5;
+  settings.reduced_from->db = "x.db";
+  settings.reduced_from->excess_steps = {2};
+  {
+    auto db = open_store(a.path);
+    put_experiment_settings(*db, 1, settings);
+  }
 
   auto db = open_store(out.path);
   MergeStats first = merge_store(*db, a.path);
   CHECK(first.experiments_added == 1);
   CHECK(first.configurations_added == 1);
   CHECK(first.runs_added == 2);
+  CHECK(experiment_settings(*db, find_experiment(*db, "exp")->id) == settings);  // copied whole
   MergeStats second = merge_store(*db, b.path);
   CHECK(second.runs_added == 1);     // repetition 2
   CHECK(second.runs_replaced == 1);  // repetition 1: failed in a, ok in b
@@ -680,4 +694,72 @@ TEST_CASE(
   CHECK(code == 0);  // 6: not a UsageError (exit 1 "internal error" before)
   CHECK_FALSE(fs::exists(path));
   CHECK_FALSE(fs::exists(path + "-wal"));
+}
+
+// Issue 33: the settings a reader needs are columns, read by experiment_settings() alone.
+TEST_CASE("experiment settings round-trip: block, looks and [reduced_from] as columns") {
+  TempStore store("settings_columns");
+  auto db = open_store(store.path);
+  const Fixture f = add_experiment(*db);
+  ExperimentSettingsRecord plain;
+  plain.alpha = 0.1;
+  plain.margin = 0.03;
+  plain.repetitions = 6;
+  plain.max_repetitions = 12;
+  plain.block = 6;
+  plain.looks = 2;
+  put_experiment_settings(*db, f.experiment, plain);
+  CHECK(experiment_settings(*db, f.experiment) == plain);
+  CHECK_FALSE(experiment_settings(*db, f.experiment)->reduced_from.has_value());
+  ExperimentSettingsRecord reduced = plain;
+  ReducedFromRecord from;
+  from.baseline_run = 3;
+  from.candidate_run = 9;
+  from.baseline_median_ms = 40.612;
+  from.candidate_median_ms = 30.254;
+  from.delta_ms = -10.36;
+  from.db = "t.db";
+  from.excess_steps = {3, 17};
+  from.step_excess_ms = 29.263;
+  from.shift_ms = 78.83;
+  from.shift_runs = {6, 5};
+  reduced.reduced_from = from;
+  put_experiment_settings(*db, f.experiment, reduced);  // replaces (--force, resume)
+  const auto back = experiment_settings(*db, f.experiment);
+  REQUIRE(back.has_value());
+  CHECK(*back == reduced);
+  CHECK(back->reduced_from->target_ms() == 78.83);
+  // The oracle: the columns themselves.
+  CHECK(db->query_text("SELECT reduced_excess_steps || '|' || reduced_shift_runs FROM "
+                       "experiment_settings")
+            .value() == "3,17|6,5");
+  CHECK_FALSE(experiment_settings(*db, f.experiment + 1).has_value());
+}
+
+TEST_CASE("migration 7: older settings read as unknown block and looks; a lost [reduced_from]") {
+  TempStore store("migrate_v6");
+  {
+    Db old(store.path);
+    for (int v = 0; v < 6; ++v) old.exec(store_migration(v));
+    old.exec("PRAGMA user_version = 6");
+    old.exec(
+        "INSERT INTO experiments (id, name, manifest_path, manifest_text, manifest_hash, "
+        "created_at) VALUES (1, 'plain', 'p.toml', '[experiment]\nname = \"plain\"\n', 'h1', "
+        "'now'), (2, 'reduced', 'r.toml', '[experiment]\n[reduced_from]\ndelta_ms = 3\n', 'h2', "
+        "'now');"
+        "INSERT INTO experiment_settings VALUES (1, 0.05, 0.02, 6, 12), (2, 0.05, 0.02, 8, 8)");
+  }
+  auto db = open_store(store.path);
+  CHECK(schema_version(*db) == 7);
+  const auto plain = experiment_settings(*db, 1);
+  REQUIRE(plain.has_value());
+  CHECK(plain->repetitions == 6);
+  CHECK(plain->max_repetitions == 12);
+  CHECK(plain->block == 0);
+  CHECK(plain->looks == 0);
+  CHECK_FALSE(plain->reduced_from_lost);
+  const auto reduced = experiment_settings(*db, 2);
+  REQUIRE(reduced.has_value());
+  CHECK(reduced->reduced_from_lost);
+  CHECK_FALSE(reduced->reduced_from.has_value());
 }

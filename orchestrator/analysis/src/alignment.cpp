@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <limits>
 
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 
 namespace culprit::analysis {
 namespace {

@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 
 #include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/timeline.hpp"
 #include "culprit/analysis/windows.hpp"
-#include "robust.hpp"
 
 namespace culprit::analysis {
 namespace {

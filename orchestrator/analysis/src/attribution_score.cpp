@@ -4,10 +4,10 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/storage/run_data.hpp"
-#include "robust.hpp"
 
 namespace culprit::analysis {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 
 namespace culprit::analysis {
 

@@ -5,8 +5,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/windows.hpp"
-#include "robust.hpp"
 
 namespace culprit::analysis {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "culprit/analysis/robust.hpp"
 #include "culprit/common/kernels.hpp"
-#include "robust.hpp"
 
 namespace culprit::analysis {
 namespace {

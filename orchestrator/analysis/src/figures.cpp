@@ -10,8 +10,8 @@
 
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/phase_stats.hpp"
+#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/timeline.hpp"
-#include "robust.hpp"
 #include "runfile/run_file.hpp"
 
 namespace culprit::analysis {

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 
 namespace culprit::analysis {
 namespace {

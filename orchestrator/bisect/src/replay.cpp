@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "culprit/bisect/manifest_options.hpp"
 #include "culprit/bisect/versions.hpp"
+#include "culprit/storage/experiment_settings.hpp"
 #include "culprit/storage/queries.hpp"
 
 namespace culprit::bisect {
@@ -24,6 +26,20 @@ class StoredMeasurer : public Measurer {
  private:
   std::vector<StoredVersion>& versions_;
 };
+
+// The sampling options as the bisection ran: the store's settings of the experiment (the
+// manifest's only for one registered before the store kept them).
+Options stored_options(storage::Db& store, std::int64_t experiment_id,
+                       const manifest::Manifest& manifest) {
+  Options options = options_from(manifest.settings);
+  if (const auto stored = storage::experiment_settings(store, experiment_id)) {
+    options.repetitions = stored->repetitions;
+    options.max_repetitions = std::max(stored->max_repetitions, stored->repetitions);
+    options.alpha = stored->alpha;
+    options.margin = stored->margin;
+  }
+  return options;
+}
 
 }  // namespace
 
@@ -49,12 +65,7 @@ std::optional<Replay> replay_bisection(storage::Db& store, std::int64_t experime
     v.medians_ms = storage::ok_medians_by_hash(store, experiment_id, config.config_hash);
     replay.versions.push_back(std::move(v));
   }
-  Options options;
-  options.repetitions = manifest.settings.repetitions;
-  options.max_repetitions =
-      std::max(manifest.settings.max_repetitions, manifest.settings.repetitions);
-  options.alpha = manifest.settings.alpha;
-  options.margin = manifest.settings.margin;
+  const Options options = stored_options(store, experiment_id, manifest);
   StoredMeasurer measurer(replay.versions);
   try {
     replay.result = run_bisection(source->names(), measurer, options);

@@ -17,6 +17,7 @@
 #include "culprit/manifest/planner.hpp"
 #include "culprit/storage/records.hpp"
 #include "run_one.hpp"
+#include "settings_record.hpp"
 
 namespace culprit::launch {
 namespace {
@@ -310,8 +311,7 @@ std::int64_t register_experiment(storage::Db& store, const manifest::Plan& plan,
     id = storage::insert_experiment(store, record);
   }
   // The settings it is judged by, as it runs now (a --force resume records the new ones).
-  storage::put_experiment_settings(
-      store, id, {s.alpha, s.margin, s.repetitions, s.max_repetitions, s.sampling});
+  storage::put_experiment_settings(store, id, settings_record(plan));
   register_configurations(store, id, plan);
   tx.commit();
   return id;

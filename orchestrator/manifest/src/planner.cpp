@@ -164,6 +164,7 @@ Plan make_plan(const Manifest& manifest, unsigned host_cores) {
   host_cores = std::max(1u, host_cores);
   Plan plan;
   plan.settings = manifest.settings;
+  plan.reduced_from = manifest.reduced_from;
   detail::Diagnostics diagnostics;
 
   std::vector<Configuration> composed;

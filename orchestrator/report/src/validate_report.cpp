@@ -15,13 +15,44 @@ std::string blamed_text(const analysis::RunCulprit& b) {
   return fmt::format("rank {} {} {:.2f} ms", b.rank, describe_phase(b.phase, b.layer), b.excess_ms);
 }
 
-// A run of another version (or rank count, or model) without injection: not scored; what the
-// blame says is reported as a finding about that change.
-std::string uninjected_text(const analysis::RunCulprit& b) {
+// The verdict of configuration `label` against the baseline, when the experiment was judged.
+const stats::Comparison* verdict_of(const stats::Judgement* judged, const std::string& label) {
+  if (!judged) return nullptr;
+  for (const stats::StoredComparison& c : judged->comparisons.comparisons) {
+    if (c.candidate_label == label) return &c.comparison;
+  }
+  return nullptr;
+}
+
+// A run of another version (or rank count, or model) without injection: not scored. Its
+// configuration's verdict (the one judgement) says whether it regressed; the blame says where.
+std::string uninjected_text(const analysis::RunCulprit& b, const stats::Comparison* verdict) {
+  const std::string where =
+      fmt::format("rank {} {} {:+.2f} ms", b.rank, describe_phase(b.phase, b.layer), b.excess_ms);
+  if (verdict) {
+    const std::string head =
+        std::string(stats::verdict_name(verdict->verdict)) + " without injection";
+    if (!b.found) return head + ": no rank diverges";
+    return head + ": " + (b.is_code() ? where : blamed_text(b));
+  }
   if (!b.found) return "no injection: no rank diverges";
   if (!b.is_code()) return "no injection: " + blamed_text(b);
-  return fmt::format("regressed without injection: rank {} {} {:+.2f} ms", b.rank,
-                     describe_phase(b.phase, b.layer), b.excess_ms);
+  return "regressed without injection: " + where;
+}
+
+void write_judgement(JsonWriter& json, const stats::Judgement& judged) {
+  const stats::JudgingSettings& s = judged.settings;
+  json.key("judgement").begin_object().field("alpha", s.alpha).field("looks", s.looks);
+  json.field("alpha_per_comparison", s.alpha_per_comparison).field("margin", s.margin);
+  json.field("source", s.source).key("comparisons").begin_array();
+  for (const stats::StoredComparison& sc : judged.comparisons.comparisons) {
+    const stats::Comparison& c = sc.comparison;
+    json.begin_object().field("baseline", sc.baseline_label).field("candidate", sc.candidate_label);
+    json.field("verdict", stats::verdict_name(c.verdict)).field("relative", c.relative);
+    json.key("relative_ci").interval_or_null(c.has_ci, c.relative_lo, c.relative_hi);
+    json.field("alpha", c.alpha).field("margin", c.margin).end_object();
+  }
+  json.end_array().end_object();
 }
 
 // A case states the delay injected and the one blamed alike: rank, phase, layer, ms. The object
@@ -37,7 +68,7 @@ JsonWriter& begin_delay(JsonWriter& json, int rank, const std::string& phase, in
 
 }  // namespace
 
-std::string validate_json(const analysis::Scorecard& card) {
+std::string validate_json(const analysis::Scorecard& card, const stats::Judgement* judged) {
   JsonWriter json;
   json.begin_object().field("experiment", card.experiment);
   json.key("cases").begin_array();
@@ -76,16 +107,25 @@ std::string validate_json(const analysis::Scorecard& card) {
         .end_object();
   }
   json.end_array();
-  // Uninjected changes (another version, rank count or model): their blame, not scored.
+  // Uninjected changes (another version, rank count or model): their blame, not scored; regressed
+  // by their configuration's verdict when judged (by the blame alone when not).
   json.key("uninjected_runs").begin_array();
   for (const analysis::ValidationControl& c : card.uninjected) {
     json.begin_object().field("run", c.run_id).field("config", c.config).key("blamed");
     write_run_culprit(json, c.blamed);
-    json.field("regressed", c.blamed.is_code())
-        .field("median_step_ms", c.median_step_ms)
-        .end_object();
+    const stats::Comparison* verdict = verdict_of(judged, c.config);
+    json.field("regressed",
+               verdict ? verdict->verdict == stats::Verdict::kRegressed : c.blamed.is_code());
+    json.key("verdict");
+    if (verdict) {
+      json.value(stats::verdict_name(verdict->verdict));
+    } else {
+      json.null();
+    }
+    json.field("median_step_ms", c.median_step_ms).end_object();
   }
   json.end_array();
+  if (judged) write_judgement(json, *judged);
   json.key("smallest_hit_ms");
   if (card.smallest_hit_ms) {
     json.value(*card.smallest_hit_ms);
@@ -96,7 +136,7 @@ std::string validate_json(const analysis::Scorecard& card) {
   return json.str();
 }
 
-std::string validate_text(const analysis::Scorecard& card) {
+std::string validate_text(const analysis::Scorecard& card, const stats::Judgement* judged) {
   std::string out = fmt::format("experiment '{}': blind attribution against injected delays\n\n",
                                 card.experiment);
   out += fmt::format("{:>5}  {:<34} {:<40} {}\n", "run", "injected", "blamed", "");
@@ -115,8 +155,14 @@ std::string validate_text(const analysis::Scorecard& card) {
                                           : "ok");
   }
   for (const analysis::ValidationControl& c : card.uninjected) {
-    out +=
-        fmt::format("{:>5}  {:<34} {}\n", c.run_id, printable(c.config), uninjected_text(c.blamed));
+    out += fmt::format("{:>5}  {:<34} {}\n", c.run_id, printable(c.config),
+                       uninjected_text(c.blamed, verdict_of(judged, c.config)));
+  }
+  if (judged && !card.uninjected.empty()) {
+    const stats::JudgingSettings& s = judged->settings;
+    out += fmt::format(
+        "(verdicts at alpha {:.4g} per comparison over {} look(s), margin {:.4g} %: {})\n",
+        s.alpha_per_comparison, s.looks, 100 * s.margin, s.source);
   }
   out += fmt::format("\naccuracy (rank and phase): {}/{} = {:.1f} %\n", card.hits,
                      card.cases.size(), card.cases.empty() ? 0.0 : 100 * card.accuracy);

@@ -10,6 +10,7 @@ struct StoredSettings {
   JudgingSettings judging;
   int repetitions = 1;
   int max_repetitions = 1;
+  int block = 0;  // 0: stored before schema 7, read as `repetitions` (the block culprit uses)
   bool adaptive = false;  // [stats] sampling = "adaptive": `culprit run` took the looks
 };
 
@@ -22,6 +23,12 @@ StoredSettings read_settings(storage::Db& store, const StoredExperiment& experim
     s.repetitions = stored->repetitions;
     s.max_repetitions = stored->max_repetitions;
     s.adaptive = stored->sampling == "adaptive";
+    s.block = stored->block;
+    if (stored->block == 0) {
+      s.judging.source +=
+          " (its block of runs per look stored before schema 7: taken as the "
+          "repetitions)";
+    }
   } else {
     s.judging.source = experiment.manifest_text.empty()
                            ? "defaults: an imported experiment has no [stats]"
@@ -37,10 +44,11 @@ StoredSettings read_settings(storage::Db& store, const StoredExperiment& experim
 // (stored_looks.hpp says why).
 void split_over_looks(const StoredExperiment& experiment, const StoredSettings& stored,
                       JudgingSettings& judging) {
-  const LookAlpha look =
-      stored.adaptive
-          ? alpha_over_planned_looks(stored.repetitions, stored.max_repetitions, judging.alpha)
-          : alpha_per_look(experiment, stored.repetitions, stored.max_repetitions, judging.alpha);
+  const LookAlpha look = stored.adaptive
+                             ? alpha_over_planned_looks(stored.repetitions, stored.max_repetitions,
+                                                        stored.block, judging.alpha)
+                             : alpha_per_look(experiment, stored.repetitions,
+                                              stored.max_repetitions, stored.block, judging.alpha);
   judging.looks = look.looks;
   judging.looks_planned = stored.adaptive;
   judging.alpha_per_comparison = look.alpha;

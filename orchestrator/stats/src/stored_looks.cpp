@@ -7,7 +7,7 @@
 namespace culprit::stats {
 
 LookAlpha alpha_per_look(const StoredExperiment& experiment, int repetitions, int max_repetitions,
-                         double alpha) {
+                         int block, double alpha) {
   int most = 0;
   for (const auto& c : experiment.configs) {
     most = std::max(most, static_cast<int>(c.medians_ms.size()));
@@ -15,6 +15,7 @@ LookAlpha alpha_per_look(const StoredExperiment& experiment, int repetitions, in
   SamplingPlan plan;
   plan.repetitions = std::max(repetitions, 1);
   plan.max_repetitions = std::min(most, std::max(max_repetitions, repetitions));
+  plan.block = block;
   plan.alpha = alpha;
   LookAlpha result;
   result.looks = planned_looks(plan);
@@ -22,10 +23,11 @@ LookAlpha alpha_per_look(const StoredExperiment& experiment, int repetitions, in
   return result;
 }
 
-LookAlpha alpha_over_planned_looks(int repetitions, int max_repetitions, double alpha) {
+LookAlpha alpha_over_planned_looks(int repetitions, int max_repetitions, int block, double alpha) {
   SamplingPlan plan;
   plan.repetitions = std::max(repetitions, 1);
   plan.max_repetitions = std::max(max_repetitions, repetitions);
+  plan.block = block;
   plan.alpha = alpha;
   LookAlpha result;
   result.looks = planned_looks(plan);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "culprit/storage/db.hpp"
+#include "culprit/storage/experiment_settings.hpp"
 
 namespace culprit::storage {
 
@@ -40,25 +41,6 @@ std::int64_t insert_experiment(Db& store, const ExperimentRecord& experiment);
 // Replaces the stored manifest (resume with --force) and appends `note` to forced_changes.
 void force_manifest(Db& store, std::int64_t experiment_id, const ExperimentRecord& manifest,
                     const std::string& note);
-
-// The settings an experiment is judged by, stored when it is registered (experiment_settings).
-struct ExperimentSettingsRecord {
-  double alpha = 0.05;       // overall two-sided level ([stats] alpha)
-  double margin = 0.02;      // practical margin on the relative shift ([stats] margin)
-  int repetitions = 5;       // [experiment] repetitions
-  int max_repetitions = 20;  // [stats] max_repetitions: the cap of adaptive sampling
-  // [stats] sampling: "fixed" (run made `repetitions` runs) or "adaptive" (run added blocks up
-  // to max_repetitions while inconclusive); schema 7, "fixed" for experiments stored before.
-  std::string sampling = "fixed";
-};
-
-// Writes (or replaces) experiment `experiment_id`'s settings.
-void put_experiment_settings(Db& store, std::int64_t experiment_id,
-                             const ExperimentSettingsRecord& settings);
-// Experiment `experiment_id`'s settings in `schema`; nullopt for an experiment registered before
-// the store kept them (schema 5) or made by `culprit import`.
-std::optional<ExperimentSettingsRecord> experiment_settings(Db& store, std::int64_t experiment_id,
-                                                            const std::string& schema = "main");
 
 struct ConfigurationRecord {
   std::int64_t id = 0;  // set when read from the store

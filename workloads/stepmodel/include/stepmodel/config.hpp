@@ -24,6 +24,8 @@ struct SchedulePhase {
   std::int64_t bytes = 0;  // collectives: payload
   bool async = false;      // collectives: issued without waiting for completion (overlap)
   bool waits = false;      // compute: waits for outstanding asynchronous collectives first
+
+  bool operator==(const SchedulePhase&) const = default;
 };
 
 struct ModelConfig {
@@ -68,23 +70,31 @@ struct DelayInjection {
   int step_last = -1;
   double ms = 0.0;
   std::string mode = "sleep";  // sleep | spin | gpu
+
+  bool operator==(const DelayInjection&) const = default;
 };
 
 struct SlowdownInjection {
   int rank = 0;
   double factor = 1.0;  // multiplies that rank's GEMM work/time
+
+  bool operator==(const SlowdownInjection&) const = default;
 };
 
 struct ClockSkewInjection {
   int rank = 0;
   double offset_ms = 0.0;
   double drift_ppm = 0.0;
+
+  bool operator==(const ClockSkewInjection&) const = default;
 };
 
 struct FaultInjection {
   int rank = 0;
   int step = 0;
   std::string kind = "abort";  // abort | hang
+
+  bool operator==(const FaultInjection&) const = default;
 };
 
 struct Injections {
@@ -99,6 +109,8 @@ struct Injections {
 struct StepRule {
   std::string call = "MPI_Pcontrol";
   int every = 1;
+
+  bool operator==(const StepRule&) const = default;
 };
 
 // A run imported from profiler traces (`culprit import`, docs/importers.md): where its events

@@ -21,6 +21,8 @@ struct SourceLocation {
   std::string file;
   int line = 0;
   int column = 0;
+
+  bool operator==(const SourceLocation&) const = default;
 };
 
 // One value of a [*.model] key; the key's type decides the alternative.
@@ -31,6 +33,8 @@ struct ModelSetting {
   ModelValue value;
   std::string path;  // the full manifest key, e.g. "versions.v2.model.compute_scale"
   SourceLocation where;
+
+  bool operator==(const ModelSetting&) const = default;
 };
 
 template <typename T>
@@ -38,6 +42,8 @@ struct Located {
   T value;
   std::string path;  // e.g. "baseline.inject.delays[0]"
   SourceLocation where;
+
+  bool operator==(const Located&) const = default;
 };
 
 struct InjectionSpec {
@@ -45,6 +51,8 @@ struct InjectionSpec {
   std::vector<Located<stepmodel::SlowdownInjection>> slowdowns;
   std::vector<Located<stepmodel::ClockSkewInjection>> clock_skews;
   std::vector<Located<stepmodel::FaultInjection>> faults;
+
+  bool operator==(const InjectionSpec&) const = default;
 };
 
 // instrument = "pmpi" and step_rule on [versions.X] / [baseline] (docs/pmpi.md).
@@ -53,6 +61,8 @@ struct InstrumentSpec {
   std::optional<stepmodel::StepRule> step_rule;
   SourceLocation instrument_where;
   SourceLocation step_rule_where;
+
+  bool operator==(const InstrumentSpec&) const = default;
 };
 
 struct VersionSpec {
@@ -64,6 +74,8 @@ struct VersionSpec {
   InstrumentSpec instrument;        // over the baseline's
   std::string description;
   SourceLocation where;
+
+  bool operator==(const VersionSpec&) const = default;
 };
 
 struct BaselineSpec {
@@ -78,6 +90,8 @@ struct BaselineSpec {
   SourceLocation where;  // the [baseline] table (or the file start when absent)
   SourceLocation ranks_where;
   SourceLocation version_where;
+
+  bool operator==(const BaselineSpec&) const = default;
 };
 
 struct VaryLevel {
@@ -87,6 +101,8 @@ struct VaryLevel {
   ModelValue model_value;           // factor "model.<key>"
   std::string path;                 // "vary[0].levels[2]"
   SourceLocation where;
+
+  bool operator==(const VaryLevel&) const = default;
 };
 
 struct VarySpec {
@@ -94,6 +110,8 @@ struct VarySpec {
   std::string model_key;  // for "model.<key>"
   std::vector<VaryLevel> levels;
   SourceLocation where;
+
+  bool operator==(const VarySpec&) const = default;
 };
 
 struct GitBisectSpec {
@@ -105,32 +123,16 @@ struct GitBisectSpec {
   // A JSON object of [baseline.model] overrides that the build writes, relative to the
   // commit's worktree; empty: none (docs/manifest.md, [bisect]).
   std::string model_file;
+
+  bool operator==(const GitBisectSpec&) const = default;
 };
 
 struct BisectSpec {
   std::vector<std::string> versions;  // ordered, first good .. last bad
   std::optional<GitBisectSpec> git;
   SourceLocation where;
-};
 
-// [reduced_from]: the pair of runs a reduced experiment (`culprit reduce`) was made from, so
-// `culprit explain` can say how much of the original change each cause reproduces.
-struct ReducedFrom {
-  std::int64_t baseline_run = 0;
-  std::int64_t candidate_run = 0;
-  double baseline_median_ms = 0;
-  double candidate_median_ms = 0;
-  double delta_ms = 0;
-  // The Hodges-Lehmann shift between the runs' configurations, when both had several runs.
-  std::optional<double> shift_ms;
-  std::vector<int> shift_runs;  // the two configurations' ok run counts behind shift_ms
-  std::string db;               // the store the runs came from, as given to reduce
-  // Causes that hit a few steps only (a hiccup moves no median): those steps (positions, from
-  // 0) and the candidate's mean step excess there over its own median step.
-  std::vector<int> excess_steps;
-  std::optional<double> step_excess_ms;
-  // What the reduced experiment must reproduce: shift_ms when known, else delta_ms.
-  double target_ms() const { return shift_ms.value_or(delta_ms); }
+  bool operator==(const BisectSpec&) const = default;
 };
 
 struct Manifest {
@@ -140,6 +142,8 @@ struct Manifest {
   std::map<std::string, VersionSpec> versions;
   std::vector<VarySpec> vary;
   std::optional<BisectSpec> bisect;
+
+  bool operator==(const Manifest&) const = default;
 };
 
 // Reads and validates a manifest file. Throws culprit::UsageError whose message is one line per
@@ -153,9 +157,5 @@ Manifest parse_manifest(const std::string& text, const std::string& path);
 // [versions.NAME.model]; problems name `key_path`.KEY. Throws culprit::UsageError like
 // load_manifest (e.g. bisect's model_file, which a commit's build writes).
 std::vector<ModelSetting> load_model_file(const std::string& path, const std::string& key_path);
-
-// [reduced_from] of a stored manifest's text; nullopt when absent or the text does not parse
-// (the experiment is then not a reduced one as far as explain can tell).
-std::optional<ReducedFrom> reduced_from_text(const std::string& text);
 
 }  // namespace culprit::manifest

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct LaunchSettings {
   int ranks_per_node = 0;               // 0: the launcher's default placement
   std::string binding;                  // "" | none | core | socket | hwthread
   std::vector<std::string> extra_args;  // passed to the launcher before the workload
+
+  bool operator==(const LaunchSettings&) const = default;
 };
 
 struct ExperimentSettings {
@@ -46,6 +49,30 @@ struct ExperimentSettings {
   // stands for (e.g. "/usr/bin/python3"); "" means "python3", looked up in PATH.
   std::string python;
   LaunchSettings launch;
+
+  bool operator==(const ExperimentSettings&) const = default;
+};
+
+// [reduced_from]: the pair of runs a reduced experiment (`culprit reduce`) was made from, so
+// `culprit explain` can say how much of the original change each cause reproduces.
+struct ReducedFrom {
+  std::int64_t baseline_run = 0;
+  std::int64_t candidate_run = 0;
+  double baseline_median_ms = 0;
+  double candidate_median_ms = 0;
+  double delta_ms = 0;
+  // The Hodges-Lehmann shift between the runs' configurations, when both had several runs.
+  std::optional<double> shift_ms;
+  std::vector<int> shift_runs;  // the two configurations' ok run counts behind shift_ms
+  std::string db;               // the store the runs came from, as given to reduce
+  // Causes that hit a few steps only (a hiccup moves no median): those steps (positions, from
+  // 0) and the candidate's mean step excess there over its own median step.
+  std::vector<int> excess_steps;
+  std::optional<double> step_excess_ms;
+  // What the reduced experiment must reproduce: shift_ms when known, else delta_ms.
+  double target_ms() const { return shift_ms.value_or(delta_ms); }
+
+  bool operator==(const ReducedFrom&) const = default;
 };
 
 struct Configuration {
@@ -83,8 +110,9 @@ struct PlannedRun {
 
 struct Plan {
   ExperimentSettings settings;
-  std::vector<Configuration> configs;  // configs[0] is the baseline
-  std::vector<PlannedRun> runs;        // in execution order
+  std::optional<ReducedFrom> reduced_from;  // the manifest's, stored with the experiment
+  std::vector<Configuration> configs;       // configs[0] is the baseline
+  std::vector<PlannedRun> runs;             // in execution order
   std::vector<std::string> warnings;
   double estimated_seconds = 0;  // of the runs culprit can estimate (its own workloads)
   int unestimated_runs = 0;      // runs of custom commands: their cost is unknown

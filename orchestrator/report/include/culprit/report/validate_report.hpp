@@ -4,10 +4,17 @@
 #include <string>
 
 #include "culprit/analysis/attribution_score.hpp"
+#include "culprit/stats/judge.hpp"
 
 namespace culprit::report {
 
-std::string validate_json(const analysis::Scorecard& card);
-std::string validate_text(const analysis::Scorecard& card);
+// With `judged` (stats::judge_experiment of the same experiment, as compare, explain and report
+// judge it): JSON `judgement` {alpha, looks, alpha_per_comparison, margin, source, comparisons
+// [{baseline, candidate, verdict, relative, relative_ci, alpha, margin}]}, and each uninjected run
+// says its configuration's verdict ("regressed without injection" only when it is regressed).
+std::string validate_json(const analysis::Scorecard& card,
+                          const stats::Judgement* judged = nullptr);
+std::string validate_text(const analysis::Scorecard& card,
+                          const stats::Judgement* judged = nullptr);
 
 }  // namespace culprit::report

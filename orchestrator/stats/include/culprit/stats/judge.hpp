@@ -15,11 +15,12 @@ namespace culprit::stats {
 struct JudgingSettings {
   double alpha = 0.05;                 // overall, two-sided
   int looks = 1;                       // the looks of adaptive sampling alpha is split over
-  bool looks_planned = false;          // true: every planned look ([stats] sampling = "adaptive"),
-                                       // false: the looks the runs show
   double alpha_per_comparison = 0.05;  // what each comparison was tested at: alpha / looks
   double margin = 0.02;                // practical margin on the relative shift
   std::string source;                  // where alpha and margin came from
+  // true: alpha is split over every planned look ([stats] sampling = "adaptive"); false: over
+  // the looks the runs show.
+  bool looks_planned = false;
 };
 
 struct JudgeRequest {

@@ -1,5 +1,5 @@
 #pragma once
-// Order statistics shared by the analysis sources (private header).
+// Order statistics shared by the analysis sources and reduce (calibration, model level).
 
 #include <algorithm>
 #include <cstddef>

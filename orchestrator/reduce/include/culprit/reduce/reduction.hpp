@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "culprit/analysis/calibration.hpp"
 #include "culprit/analysis/explain.hpp"
+#include "culprit/reduce/calibration.hpp"
 #include "stepmodel/config.hpp"
 
-namespace culprit::analysis {
+namespace culprit::reduce {
 
 struct Cause {
   std::string kind;  // "straggler" | "typical_shift"
@@ -40,7 +40,7 @@ struct ReductionOptions {
 
 struct Reduction {
   Calibration baseline;
-  Explanation original;  // candidate run vs baseline run
+  analysis::Explanation original;  // candidate run vs baseline run
   std::vector<Cause> causes;
   std::vector<std::string> not_reproduced;  // components no delay can reproduce, and why
   int ranks = 0;                            // of the reduced experiment
@@ -79,6 +79,7 @@ struct Reproduced {
 };
 
 // `original_delta_ms`: the pair's median step change, as the manifest's [reduced_from] states it.
-std::vector<Reproduced> reproduction(const StoredExplanations& reduced, double original_delta_ms);
+std::vector<Reproduced> reproduction(const analysis::StoredExplanations& reduced,
+                                     double original_delta_ms);
 
-}  // namespace culprit::analysis
+}  // namespace culprit::reduce

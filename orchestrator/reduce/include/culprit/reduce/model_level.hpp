@@ -5,10 +5,10 @@
 // (every duration, gap and transfer scaled by f scales every step by f), so one factor, the
 // measured median over the model's simulated median, puts the model's level on the job's.
 
-#include "culprit/analysis/reduction.hpp"
+#include "culprit/reduce/reduction.hpp"
 #include "stepmodel/config.hpp"
 
-namespace culprit::analysis {
+namespace culprit::reduce {
 
 struct ModelLevel {
   double median_ms = 0;      // median over the draws of each simulated run's median steady step
@@ -43,4 +43,4 @@ int repetitions_for_excess(double step_sigma_ms, int hit_steps, double excess_ms
 // are.
 void set_model_level(Reduction& r, double model_ms);
 
-}  // namespace culprit::analysis
+}  // namespace culprit::reduce

@@ -1,13 +1,21 @@
-#include "culprit/analysis/step_excess.hpp"
+#include "culprit/reduce/step_excess.hpp"
 
 #include <map>
 
+#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/step_times.hpp"
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/storage/run_data.hpp"
-#include "robust.hpp"
 
-namespace culprit::analysis {
+namespace culprit::reduce {
+
+using analysis::load_experiment_runs;
+using analysis::median_of;
+using analysis::median_step_ms;
+using analysis::step_times;
+using analysis::StepTime;
+using analysis::StoredConfig;
+using analysis::StoredRun;
 
 std::vector<StepExcess> step_excess(storage::Db& store, const std::string& experiment,
                                     const std::vector<int>& steps) {
@@ -36,4 +44,4 @@ std::vector<StepExcess> step_excess(storage::Db& store, const std::string& exper
   return out;
 }
 
-}  // namespace culprit::analysis
+}  // namespace culprit::reduce

@@ -13,7 +13,7 @@
 #include "culprit/storage/run_data.hpp"
 #include "stepmodel/config.hpp"
 
-namespace culprit::analysis {
+namespace culprit::reduce {
 
 struct CalibratedPhase {
   stepmodel::SchedulePhase phase;
@@ -41,4 +41,4 @@ struct Calibration {
 // steady steps, no phase present in most steady steps).
 Calibration calibrate(const storage::RunData& run, int min_steady_steps = 5);
 
-}  // namespace culprit::analysis
+}  // namespace culprit::reduce

@@ -1,14 +1,17 @@
-#include "culprit/analysis/model_level.hpp"
+#include "culprit/reduce/model_level.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <vector>
 
-#include "robust.hpp"
+#include "culprit/analysis/robust.hpp"
 #include "sim/simulator.hpp"
 
-namespace culprit::analysis {
+namespace culprit::reduce {
+
+using analysis::median_of;
+using analysis::robust_sigma_about_zero;
 
 ModelLevel simulated_level(stepmodel::RunConfig model, int draws) {
   model.inject = {};
@@ -127,4 +130,4 @@ int repetitions_for_excess(double step_sigma_ms, int hit_steps, double excess_ms
   return static_cast<int>(std::clamp(n, 8.0, 60.0));
 }
 
-}  // namespace culprit::analysis
+}  // namespace culprit::reduce

@@ -1,4 +1,4 @@
-#include "culprit/analysis/calibration.hpp"
+#include "culprit/reduce/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,20 @@
 #include <tuple>
 
 #include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/timeline.hpp"
 #include "culprit/errors.hpp"
-#include "robust.hpp"
 
-namespace culprit::analysis {
+namespace culprit::reduce {
+
+using analysis::build_timeline;
+using analysis::CollectiveTiming;
+using analysis::EventIndex;
+using analysis::median_of;
+using analysis::median_step_ms;
+using analysis::robust_cv;
+using analysis::time_collectives;
+using analysis::Timeline;
 namespace {
 
 // A phase within a step: what it is, plus its occurrence among equal ones (imported traces
@@ -505,4 +514,4 @@ Calibration calibrate(const storage::RunData& run, int min_steady_steps) {
   return c;
 }
 
-}  // namespace culprit::analysis
+}  // namespace culprit::reduce

@@ -8,7 +8,7 @@
 
 #include "culprit/storage/db.hpp"
 
-namespace culprit::analysis {
+namespace culprit::reduce {
 
 struct StepExcess {
   std::string label;
@@ -22,4 +22,4 @@ struct StepExcess {
 std::vector<StepExcess> step_excess(storage::Db& store, const std::string& experiment,
                                     const std::vector<int>& steps);
 
-}  // namespace culprit::analysis
+}  // namespace culprit::reduce
