@@ -225,7 +225,8 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   const std::uint16_t step_name = names.id("step");
   for (std::size_t r = 0; r < ranks; ++r) {
     RankTrace& t = traces[r];
-    const auto rank = static_cast<std::int32_t>(r);
+    // The job's rank id, also in a partial import (its ranks 2 and 3 stay 2 and 3).
+    const auto rank = static_cast<std::int32_t>(t.rank);
     s.files.push_back(t.file);
     s.events_read += t.events_read;
     for (const StepSpan& x : steps[r].steps) {

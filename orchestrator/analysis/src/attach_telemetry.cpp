@@ -48,8 +48,8 @@ AttachSummary attach_telemetry(storage::Db& store, const std::vector<std::string
     throw UsageError("run " + std::to_string(target.run_id) + " is not in " + store.path() +
                      ": list the runs with `culprit runs`");
   }
-  const int ranks =
-      storage::load_run(store, target.run_id, storage::EventSelection::kStepsOnly).ranks;
+  const storage::RunData run =
+      storage::load_run(store, target.run_id, storage::EventSelection::kStepsOnly);
   AttachSummary s;
   s.run_id = target.run_id;
   s.rank = target.rank.value_or(-1);
@@ -60,11 +60,11 @@ AttachSummary attach_telemetry(storage::Db& store, const std::vector<std::string
     const std::string source = std::filesystem::path(series.file).filename().string();
     for (const auto& x : series.samples) {
       const int rank = rank_of(series, x, gpu_rank, target, gpus.size() == 1);
-      if (rank < 0 || rank >= ranks) {
+      if (run.position_of(rank) < 0) {  // the job's rank ids
         throw UsageError(series.file + ":" + std::to_string(x.line) + ": GPU " +
                          std::to_string(x.gpu) + " maps to rank " + std::to_string(rank) +
-                         ", which run " + std::to_string(s.run_id) + " does not have (0.." +
-                         std::to_string(ranks - 1) + "): pass --gpu-rank GPU=RANK,...");
+                         ", which run " + std::to_string(s.run_id) + " does not have (" +
+                         run.rank_list() + "): pass --gpu-rank GPU=RANK,...");
       }
       rows.push_back(
           {rank, x.gpu, x.host, source, x.field, sample_time(series, x, o) * 1e9, x.value});
