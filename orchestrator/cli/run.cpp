@@ -129,7 +129,7 @@ void register_run(CLI::App& app, Outcome& outcome) {
     SweepProgress progress;
     const auto result = launch::execute_plan(*db, plan, options, &progress);
     print(o->common, report::run_result_json(db_path, result),
-          report::run_result_text(db_path, o->manifest, result));
+          report::run_result_text(db_path, o->manifest, o->shard, result));
     outcome.exit_code = result.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
   });
 }

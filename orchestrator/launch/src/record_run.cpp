@@ -69,7 +69,7 @@ RecordOutcome record_with(storage::Db& store, std::int64_t run_id, storage::RunF
     finish.steps_measured = outcome.steps_measured;
     if (std::isnan(median)) {
       // The events stay for inspection; the run is not a sample.
-      outcome.error = "no complete steady-state step";
+      outcome.error = "no complete steady-state step: " + analysis::no_steady_step_reason(run);
       finish.status = storage::RunStatus::kFailed;
       finish.error = outcome.error;
     } else {
