@@ -53,7 +53,9 @@ void parse_steps(const std::string& text, report::TraceFilter& filter) {
     throw UsageError("--steps '" + text + "': the first step is after the last");
 }
 
-void parse_ranks(const std::string& text, int ranks, report::TraceFilter& filter) {
+// The job's rank ids (a partial import's ranks 2 and 3 are named 2 and 3).
+void parse_ranks(const std::string& text, const storage::RunData& run,
+                 report::TraceFilter& filter) {
   std::size_t at = 0;
   while (at <= text.size()) {
     const std::size_t comma = std::min(text.find(',', at), text.size());
@@ -68,11 +70,15 @@ void parse_ranks(const std::string& text, int ranks, report::TraceFilter& filter
     }
     const int lo = parse_int(first, "--ranks");
     const int hi = parse_int(last, "--ranks");
-    if (hi < lo || hi >= ranks) {
-      throw UsageError("--ranks '" + text + "': '" + item + "' is not a range of ranks 0.." +
-                       std::to_string(ranks - 1) + " of this run");
+    std::vector<int> ids;
+    for (int r = 0; r < run.ranks && hi >= lo; ++r) {
+      if (const int id = run.rank_id(r); id >= lo && id <= hi) ids.push_back(id);
     }
-    for (int r = lo; r <= hi; ++r) filter.ranks.push_back(r);
+    if (hi < lo || static_cast<std::int64_t>(ids.size()) != std::int64_t{hi} - lo + 1) {
+      throw UsageError("--ranks '" + text + "': '" + item + "' is not a range of ranks " +
+                       run.rank_list() + " of this run");
+    }
+    filter.ranks.insert(filter.ranks.end(), ids.begin(), ids.end());
     at = comma + 1;
   }
 }
@@ -106,7 +112,8 @@ void export_perfetto(storage::Db& db, const ExportOptions& o) {
   }
   report::TraceFilter filter;
   if (!o.steps.empty()) parse_steps(o.steps, filter);
-  if (!o.ranks.empty()) parse_ranks(o.ranks, run.ranks, filter);
+  if (!o.ranks.empty()) parse_ranks(o.ranks, run, filter);
+  report::check_trace_filter(run, filter);
   analysis::AttributionOptions options;
   options.peak_flops_per_device = analysis::configured_peak_flops(db, *o.run);
   const analysis::RunAttribution attribution = analysis::attribute_run(run, options);

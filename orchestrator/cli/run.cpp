@@ -131,7 +131,7 @@ void register_run(CLI::App& app, Outcome& outcome) {
     const auto result = launch::execute_plan(*db, plan, options, &progress);
     const auto sampling = bisect::decide_sweep(*db, plan, options, result, &progress);
     print(o->common, report::run_result_json(db_path, result, sampling),
-          report::run_result_text(db_path, o->manifest, result, sampling));
+          report::run_result_text(db_path, o->manifest, o->shard, result, sampling));
     const bool all_ok = result.all_ok() && sampling.added.all_ok();
     outcome.exit_code = all_ok ? exit_code::kOk : exit_code::kRunFailed;
   });

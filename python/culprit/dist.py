@@ -1,10 +1,20 @@
 """Rank and world size, from torch.distributed or the launcher's environment, and starting
 torch.distributed from what mpirun (Open MPI), torchrun or srun put in the environment."""
 
+import datetime
 import os
 import socket
+import time
+from urllib.parse import urlparse
 
 import torch.distributed as dist
+
+# How long a rank waits for the others to join the rendezvous before it gives up, in seconds:
+# CULPRIT_RENDEZVOUS_TIMEOUT_S, else this (docs/python.md). A peer that never starts (a wrong
+# WORLD_SIZE, a launch that failed on another host) is then an error that says so, not a wait
+# of torch's 30 minutes.
+DEFAULT_RENDEZVOUS_TIMEOUT_S = 300
+_JOINED_KEY = "culprit/joined"
 
 # (rank variable, world-size variable, local-rank variable) of the launchers culprit uses.
 LAUNCHER_VARIABLES = (
@@ -56,10 +66,58 @@ def _rendezvous(rank, world, environ):
         "(rank 0's host and a free port), or run under culprit (CULPRIT_RUN_FILE)" % (rank, world))
 
 
+def rendezvous_timeout_s(environ):
+    """CULPRIT_RENDEZVOUS_TIMEOUT_S (seconds > 0), else DEFAULT_RENDEZVOUS_TIMEOUT_S."""
+    text = environ.get("CULPRIT_RENDEZVOUS_TIMEOUT_S", "")
+    if not text:
+        return DEFAULT_RENDEZVOUS_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1
+    if not value > 0:
+        raise RuntimeError("CULPRIT_RENDEZVOUS_TIMEOUT_S=%r: expected seconds > 0" % text)
+    return value
+
+
+def _store(init_method, rank, world, timeout_s):
+    """The rendezvous store of `init_method`: a file (its folder checked first) or env://."""
+    if not init_method.startswith("file://"):
+        timeout = datetime.timedelta(seconds=timeout_s)
+        return next(dist.rendezvous(init_method, rank, world, timeout=timeout))[0], None
+    path = urlparse(init_method).path
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
+        raise RuntimeError(
+            "rank %d of %d: cannot rendezvous in %s: the folder %s %s (it is the run file's, "
+            "CULPRIT_RUN_FILE): create it, or point CULPRIT_RUN_FILE at a folder this user can "
+            "write" % (rank, world, path, folder,
+                       "is not writable" if os.path.isdir(folder) else "does not exist"))
+    return dist.FileStore(path, world), path
+
+
+def _join(store, rank, world, timeout_s):
+    """Waits until every rank has joined the store, at most timeout_s seconds."""
+    store.add(_JOINED_KEY, 1)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        joined = store.add(_JOINED_KEY, 0)
+        if joined >= world:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(
+                "rank %d of %d: only %d of the %d ranks joined the rendezvous within %g s "
+                "(CULPRIT_RENDEZVOUS_TIMEOUT_S): start every rank of WORLD_SIZE=%d, or set the "
+                "launcher's world size right" % (rank, world, joined, world, timeout_s, world))
+        time.sleep(0.05)
+
+
 def init_distributed(backend=None, environ=None):
     """Starts torch.distributed (if not started yet) from the launcher's environment: mpirun's
     OMPI_COMM_WORLD_*, torchrun's RANK/WORLD_SIZE, srun's SLURM_*. The backend defaults to NCCL
-    when CUDA is present, else gloo. Returns (rank, world_size, local_rank)."""
+    when CUDA is present, else gloo. Every rank waits for the others at most
+    CULPRIT_RENDEZVOUS_TIMEOUT_S (rendezvous_timeout_s); a file rendezvous that fails leaves no
+    file. Returns (rank, world_size, local_rank)."""
     environ = os.environ if environ is None else environ
     rank, world, local = environment_rank(environ)
     if dist.is_initialized():
@@ -67,8 +125,16 @@ def init_distributed(backend=None, environ=None):
     if backend is None:
         import torch
         backend = "nccl" if torch.cuda.is_available() and dist.is_nccl_available() else "gloo"
-    init_method = _rendezvous(rank, world, environ)
-    dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world)
+    timeout_s = rendezvous_timeout_s(environ)
+    store, path = _store(_rendezvous(rank, world, environ), rank, world, timeout_s)
+    try:
+        _join(store, rank, world, timeout_s)
+    except BaseException:
+        del store
+        if path and os.path.exists(path):
+            os.remove(path)
+        raise
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world)
     return rank, world, local
 
 

@@ -22,6 +22,7 @@ import platform
 import sys
 import threading
 import time
+import warnings
 
 import torch
 import torch.distributed as dist
@@ -71,6 +72,7 @@ class StepClock:
             self._override_steps(warmup_steps, steps, under_culprit_run)
         run_file = run_file or os.environ.get("CULPRIT_RUN_FILE")
         self.run_file = os.path.abspath(run_file) if run_file else None
+        _check_run_file_folder(self.run_file)  # now, not after training (nor in a rendezvous)
         self.source = source or os.path.basename(sys.argv[0] or "application") or "application"
         _, env_world, _ = environment_rank()
         if init and env_world > 1 and not dist.is_initialized():
@@ -97,6 +99,10 @@ class StepClock:
         self._events = []
         self._lock = threading.Lock()
         self._step = -1
+        self._in_step = False
+        self._steps_begun = set()
+        self._open = threading.local()  # the regions open on each thread, innermost last
+        self._warned = set()
         self._meta = {}
         self._provenance = []
         self._step_waits = []  # (step, ns this thread waited for a CPU in it)
@@ -139,15 +145,32 @@ class StepClock:
     def current_step(self):
         return self._step
 
+    def _warn_once(self, key, message):
+        """A misuse the run file cannot show, said once per kind at record time (docs/python.md,
+        "Regions")."""
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn("culprit: rank %d: %s" % (self.rank, message), stacklevel=4)
+
     @contextlib.contextmanager
     def step(self, number):
-        """One training step: a `step` event spanning it on this rank."""
+        """One training step: a `step` event spanning it on this rank. Each step needs its own
+        number: a number used again (every step numbered 0) makes one step of them all."""
         self._step = int(number)
+        if self._step in self._steps_begun:
+            self._warn_once(("step", self._step), (
+                "step %d began again: each step needs its own number (for step in "
+                "clock.steps(): with clock.step(step)); steps numbered alike are one step to "
+                "culprit, and a run whose steps all fall within the warm-up has no measured "
+                "step" % self._step))
+        self._steps_begun.add(self._step)
+        self._in_step = True
         wait_begin = sched.thread_cpu_wait_ns()
         begin = clocks.now_ns()
         try:
             yield self
         finally:
+            self._in_step = False
             self.record(self._step, -1, -1, -1, "step", "step", begin, clocks.now_ns())
             wait_end = sched.thread_cpu_wait_ns()
             if wait_begin >= 0 and wait_end >= wait_begin:
@@ -185,16 +208,45 @@ class StepClock:
     @contextlib.contextmanager
     def region(self, name, layer=-1, microbatch=-1, kind="compute"):
         """A named region of the step (`layer2`, `optimizer`…): one event of this rank, the
-        phase attribution names. Delays injected into `name` are spent inside it. Regions
-        should not nest (attribution reads the flat sequence of phases)."""
+        phase attribution names. Delays injected into `name` are spent inside it. Regions do
+        not nest (attribution reads the flat sequence of phases: an inner region's time would
+        count twice), and belong inside a step: both are warned about when they happen, and a
+        region outside every step is recorded in no step (step -1)."""
         if kind not in ("compute", "host"):
             raise ValueError("region kind must be compute or host, not %r" % (kind,))
+        step = self._enter_region(name)
         begin = clocks.now_ns()
         try:
             yield self
         finally:
+            self._leave_region(name, step, layer, microbatch, kind, begin)
+
+    def _enter_region(self, name):
+        """Opens region `name` on this thread, warning about nesting and about a region outside
+        every step; returns the step it is recorded in (-1: none)."""
+        stack = self._open.__dict__.setdefault("regions", [])
+        if stack:
+            self._warn_once(("nested", stack[-1], name), (
+                "region %r is inside region %r: regions do not nest (each is a phase of its "
+                "own, so the inner time counts twice in busy time, and neither is charged "
+                "alone); end %r before %r begins, or drop one of them" % (
+                    name, stack[-1], stack[-1], name)))
+        step = self._step if self._in_step else -1
+        if step < 0:
+            self._warn_once(("outside", name), (
+                "region %r is outside every step (before the first, or between two): it is "
+                "recorded in no step (step -1) and charged to none; put it inside "
+                "`with clock.step(step):`" % (name,)))
+        stack.append(name)
+        return step
+
+    def _leave_region(self, name, step, layer, microbatch, kind, begin):
+        stack = self._open.__dict__.setdefault("regions", [])
+        if stack and stack[-1] == name:
+            stack.pop()
+        if step >= 0:
             self.inject(name, layer, microbatch)
-            self.record(self._step, microbatch, layer, -1, kind, name, begin, clocks.now_ns())
+        self.record(step, microbatch, layer, -1, kind, name, begin, clocks.now_ns())
 
     def record(self, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, nbytes=0,
                device=-1, stream=-1):
@@ -221,13 +273,11 @@ class StepClock:
         begins = []
 
         def pre_hook(_module, _inputs):
-            begins.append(clocks.now_ns())
+            begins.append((self._enter_region(name), clocks.now_ns()))
 
         def post_hook(_module, _inputs, _output):
-            self.inject(name, layer, -1)
-            end = clocks.now_ns()
-            begin = begins.pop() if begins else end
-            self.record(self._step, -1, layer, -1, "compute", name, begin, end)
+            step, begin = begins.pop() if begins else (self._step, clocks.now_ns())
+            self._leave_region(name, step, layer, -1, "compute", begin)
 
         return [module.register_forward_pre_hook(pre_hook),
                 module.register_forward_hook(post_hook)]
@@ -368,6 +418,20 @@ class StepClock:
         if exc_type is None and not self._finished:
             self.finish()
         return False
+
+
+def _check_run_file_folder(run_file):
+    """The run file's folder must exist and be writable: said before training starts."""
+    if run_file is None:
+        return
+    folder = os.path.dirname(run_file)
+    if not os.path.isdir(folder):
+        raise ConfigError("run file %s: the folder %s does not exist: create it, or set "
+                          "CULPRIT_RUN_FILE (run_file=) to a path in an existing folder"
+                          % (run_file, folder))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError("run file %s: the folder %s is not writable by this user: choose "
+                          "another CULPRIT_RUN_FILE (run_file=)" % (run_file, folder))
 
 
 def _cpu_list(cpus):

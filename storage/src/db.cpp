@@ -36,7 +36,7 @@ bool statement_journals_in_memory() {
   return kStatementJournalsInMemory;
 }
 
-Db::Db(const std::string& path, Mode mode) : path_(path) {
+Db::Db(const std::string& path, Mode mode) : path_(path), mode_(mode) {
   // NOMUTEX: a connection is never used by two threads at once (a thread that needs the store
   // opens its own), so SQLite's per-call mutex is pure cost (a fifth of loading a large run).
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;

@@ -5,7 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 #include <string_view>
 #include <tuple>
@@ -268,18 +270,21 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
   sort_events(run);
 }
 
-// Each rank's sched.step_wait_ns provenance ("step:ns,..."; docs/schema.md), [rank][step].
+// Each rank's sched.step_wait_ns provenance ("step:ns,..."; docs/schema.md), [position][step].
 // A malformed list is left out (the check it feeds then does not run), never fatal.
 std::vector<std::vector<double>> load_step_cpu_wait(Db& db, const std::string& filter,
-                                                    std::int64_t run_id, int ranks) {
+                                                    std::int64_t run_id, const RunData& run) {
+  const int ranks = run.ranks;
   std::vector<std::vector<double>> wait;
   Statement stmt(db, "SELECT rank, value FROM provenance " +
                          (filter.empty() ? std::string("WHERE") : filter + " AND") +
                          " key = 'sched.step_wait_ns'");
   if (!filter.empty()) stmt.bind(1, run_id);
   while (stmt.step()) {
-    const std::int64_t rank = stmt.column_int(0);
-    if (rank < 0 || rank >= ranks) continue;
+    const std::int64_t id = stmt.column_int(0);
+    if (id < 0 || id > std::numeric_limits<int>::max()) continue;
+    const int rank = run.position_of(static_cast<int>(id));
+    if (rank < 0) continue;
     std::vector<double> steps;
     const std::string text = stmt.column_text(1);
     const char* p = text.data();
@@ -304,6 +309,24 @@ std::vector<std::vector<double>> load_step_cpu_wait(Db& db, const std::string& f
     wait[static_cast<std::size_t>(rank)] = std::move(steps);
   }
   return wait;
+}
+
+// The job's rank ids when they are not the positions 0..ranks-1 (a partial import keeps the
+// job's ids: ranks 2 and 3 of 4): run.rank_ids, and every event and clock model renumbered to
+// its position. Ids all below the rank count are positions already (a rank may have recorded
+// nothing), as every writer but a partial import gives.
+void index_ranks(RunData& run, std::int32_t max_event_rank) {
+  std::int32_t top = max_event_rank;
+  for (const ClockModel& c : run.clocks) top = std::max(top, c.rank);
+  if (top < run.ranks) return;
+  std::set<std::int32_t> ids;
+  for (const ClockModel& c : run.clocks) ids.insert(c.rank);
+  for (const Event& e : run.events) ids.insert(e.rank);
+  std::erase_if(ids, [](std::int32_t id) { return id < 0; });
+  run.rank_ids.assign(ids.begin(), ids.end());
+  run.ranks = static_cast<int>(run.rank_ids.size());
+  for (Event& e : run.events) e.rank = run.position_of(e.rank);
+  for (ClockModel& c : run.clocks) c.rank = run.position_of(c.rank);
 }
 
 // `filter` is "" for a run file, or "WHERE run_id = ?1" for the store.
@@ -371,6 +394,7 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
   for (const Event& e : run.events) max_rank = std::max(max_rank, e.rank);
   run.ranks = meta_int(runfile::meta::kRanks, max_rank + 1);
   run.warmup_steps = meta_int(runfile::meta::kWarmupSteps, 0);
+  index_ranks(run, max_rank);
   // Index clocks by rank; a rank without a model is taken as already on rank 0's clock.
   std::vector<ClockModel> by_rank(static_cast<std::size_t>(std::max(run.ranks, 0)));
   for (std::size_t r = 0; r < by_rank.size(); ++r) by_rank[r].rank = static_cast<std::int32_t>(r);
@@ -378,7 +402,7 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
     if (c.rank >= 0 && c.rank < run.ranks) by_rank[static_cast<std::size_t>(c.rank)] = c;
   }
   run.clocks = std::move(by_rank);
-  run.step_cpu_wait_ns = load_step_cpu_wait(db, filter, run_id, run.ranks);
+  run.step_cpu_wait_ns = load_step_cpu_wait(db, filter, run_id, run);
   return run;
 }
 
@@ -387,6 +411,25 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
 int RunData::name_index(const std::string& name) const {
   auto it = std::find(names.begin(), names.end(), name);
   return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+int RunData::rank_id(int position) const {
+  if (position < 0 || rank_ids.empty()) return position;
+  const auto p = static_cast<std::size_t>(position);
+  return p < rank_ids.size() ? rank_ids[p] : position;
+}
+
+int RunData::position_of(int id) const {
+  if (rank_ids.empty()) return id >= 0 && id < ranks ? id : -1;
+  const auto it = std::lower_bound(rank_ids.begin(), rank_ids.end(), id);
+  return it != rank_ids.end() && *it == id ? static_cast<int>(it - rank_ids.begin()) : -1;
+}
+
+std::string RunData::rank_list() const {
+  if (rank_ids.empty()) return ranks > 1 ? "0.." + std::to_string(ranks - 1) : "0";
+  std::string out;
+  for (std::int32_t id : rank_ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
+  return out;
 }
 
 RunData load_run(Db& store, std::int64_t run_id, EventSelection selection) {

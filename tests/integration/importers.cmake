@@ -15,6 +15,13 @@ if(Python3_Interpreter_FOUND AND EXISTS "${CULPRIT_TRACES_DIR}")
     culprit_integration_test(importers.gpu_${_mode} ${CMAKE_CURRENT_LIST_DIR}/importers/check_gpu.py
       ARGS ${CULPRIT_BIN_DIR}/culprit ${CULPRIT_TRACES_DIR} ${_work} ${_mode})
   endforeach()
+  # A partial import (ranks 2 and 3 of 4) keeps the job's rank ids in the store, attribute,
+  # explain, the report and the Perfetto export (issue 38 item 3; check_partial_ids.py).
+  set(_work ${CMAKE_CURRENT_BINARY_DIR}/importers/partial_rank_ids)
+  file(MAKE_DIRECTORY ${_work})
+  culprit_integration_test(importers.partial_rank_ids
+    ${CMAKE_CURRENT_LIST_DIR}/importers/check_partial_ids.py
+    ARGS ${CULPRIT_BIN_DIR}/culprit ${CULPRIT_TRACES_DIR} ${_work})
 else()
   message(STATUS "culprit: python3 or shared/traces not found: importer integration tests disabled")
 endif()

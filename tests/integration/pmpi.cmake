@@ -11,6 +11,15 @@ culprit_integration_test(pmpi.own_program ${_pmpi_scripts}/own_program.sh
   ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_TEST_DATA} ${_pmpi_work}/own_program
        $<TARGET_FILE:pmpi_steps_program>
   TIMEOUT 300 PROPERTIES RESOURCE_LOCK mpi)
+# Communicators made and freed without end (issue 38 item 7): comm_churn.c, 120 of them.
+add_executable(pmpi_comm_churn ${CMAKE_CURRENT_LIST_DIR}/pmpi/comm_churn.c)
+set_target_properties(pmpi_comm_churn PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+target_link_libraries(pmpi_comm_churn PRIVATE MPI::MPI_C)
+add_dependencies(pmpi_comm_churn culprit_pmpi)
+culprit_integration_test(pmpi.comm_churn ${_pmpi_scripts}/comm_churn.sh
+  ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_TEST_DATA} ${_pmpi_work}/comm_churn
+       $<TARGET_FILE:pmpi_comm_churn>
+  TIMEOUT 120 PROPERTIES RESOURCE_LOCK mpi)
 foreach(_case lammps_validate lammps_compare)
   culprit_integration_test(pmpi.${_case} ${_pmpi_scripts}/${_case}.sh
     ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_TEST_DATA} ${_pmpi_work}/${_case}

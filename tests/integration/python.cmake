@@ -60,6 +60,11 @@ culprit_integration_test(python.install_tree ${_py_scripts}/install_tree.sh
 culprit_integration_test(python.install_deb ${_py_scripts}/install_deb.sh
   ARGS ${CMAKE_BINARY_DIR} ${_py_work}/install_deb ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}
   TIMEOUT 300 PROPERTIES RESOURCE_LOCK mpi SKIP_RETURN_CODE 77)
+# A rank whose peer never starts, and mpirun with the run file in a missing folder, end with
+# what went wrong instead of waiting forever (issue 38 item 11).
+culprit_integration_test(python.rendezvous_errors ${_py_scripts}/rendezvous_errors.sh
+  ARGS ${_py_work}/rendezvous_errors ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}
+  TIMEOUT 240 PROPERTIES RESOURCE_LOCK mpi)
 # [launch] launcher = "torchrun" with 2 ranks (issue 37).
 culprit_integration_test(python.torchrun ${_py_scripts}/torchrun.sh
   ARGS ${CULPRIT_BIN_DIR} ${_py_work}/torchrun ${CULPRIT_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}

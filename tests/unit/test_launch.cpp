@@ -514,7 +514,10 @@ TEST_CASE("failures are classified and the sweep goes on") {
   CHECK(by_config["nofile"].error.find("bad run file") != std::string::npos);
   CHECK(by_config["badfile"].status == "failed");
   CHECK(by_config["incomplete"].status == "failed");
-  CHECK(by_config["incomplete"].error == "no complete steady-state step");
+  // Issue 38 item 6: the error says why there is none.
+  CHECK(by_config["incomplete"].error ==
+        "no complete steady-state step: every step recorded (0..1) is within the warm-up "
+        "(warmup_steps = 2)");
   CHECK(db->query_text("SELECT stderr_tail FROM runs WHERE id = " +
                        std::to_string(by_config["exit"].id))
             .value() == "fake workload stderr\n");

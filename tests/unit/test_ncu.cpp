@@ -265,6 +265,11 @@ TEST_CASE("refusals name the file and line and say what to do") {
         "==WARNING== lines)?");
   CHECK(error_of(kHeader15 + "\n" + row15("x", "k", "Duration", "ns", "1") + "\n")
             .rfind("x.csv:2: launch ID \"x\" is not a whole number", 0) == 0);
+  // fuzz_import_ncu (issue 38): an ID past int64 was converted to it (undefined behaviour).
+  const std::string huge(52, '8');
+  CHECK(error_of(kHeader15 + "\n" + row15(huge, "k", "Duration", "ns", "1") + "\n") ==
+        "x.csv:2: launch ID \"" + huge +
+            "\" is not a whole number from 0 to 2^53: is this an ncu CSV?");
   CHECK(error_of(std::string("NCU\0REP", 7), "a.bin")
             .find("ncu --import a.bin --csv --page "
                   "details") != std::string::npos);

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "culprit/analysis/step_times.hpp"
 
 using namespace culprit;
@@ -38,4 +40,32 @@ TEST_CASE("step time runs from one global boundary to the next on the aligned cl
   CHECK(steps[1].time_ms == doctest::Approx(18.0));
   CHECK(steps[1].last_rank == 0);
   CHECK(analysis::median_step_ms(steps) == doctest::Approx(18.0));
+}
+
+TEST_CASE("item 6 (#38): a run without a steady step says why") {
+  storage::RunData run;  // hand-written step events, two ranks
+  run.ranks = 2;
+  run.warmup_steps = 1;
+  run.clocks.resize(2);
+  CHECK(analysis::no_steady_step_reason(run) ==
+        "the run holds no step event (no rank marked a step)");
+  // Every step numbered 0 (the Python module's step(0) in a loop): one step, all warm-up.
+  for (int i = 0; i < 3; ++i) {
+    run.events.push_back(step_event(0, 0, i * 10, i * 10 + 5));
+    run.events.push_back(step_event(1, 0, i * 10, i * 10 + 5));
+  }
+  CHECK(std::isnan(analysis::median_step_ms(analysis::step_times(run))));
+  CHECK(analysis::no_steady_step_reason(run) ==
+        "rank 0 recorded step 0 3 times: each step needs its own number (steps numbered alike "
+        "are one step)");
+  run.rank_ids = {4, 7};  // a partial import names the job's rank
+  CHECK(analysis::no_steady_step_reason(run).rfind("rank 4 recorded step 0 3 times", 0) == 0);
+  run.rank_ids.clear();
+  run.events = {step_event(0, 0, 0, 5), step_event(1, 0, 0, 5)};
+  CHECK(analysis::no_steady_step_reason(run) ==
+        "every step recorded (0..0) is within the warm-up (warmup_steps = 1)");
+  run.events.push_back(step_event(0, 1, 5, 9));  // rank 1 never finished step 1
+  CHECK(analysis::no_steady_step_reason(run) ==
+        "step 1 was recorded by 1 of the 2 ranks: a step not every rank finished ends the run's "
+        "usable steps");
 }

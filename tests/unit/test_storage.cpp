@@ -152,6 +152,47 @@ TEST_CASE("a run file loads with interned names and clocks indexed by rank") {
   fs::remove(path);
 }
 
+TEST_CASE("item 3 (#38): ranks 2 and 3 of a job load as positions 0 and 1 with their ids") {
+  auto path = (fs::temp_directory_path() / "culprit_unit_rank_ids.db").string();
+  fs::remove(path);
+  stepclock::RunFileContents c;  // hand-written: a partial import's shape (ranks 2 and 3 of 4)
+  c.names = {"step"};
+  using stepclock::EventKind;
+  for (int rank : {3, 2}) {
+    c.events.push_back(
+        {.begin_ns = 10, .end_ns = 20, .rank = rank, .step = 0, .kind = EventKind::kStep});
+    c.clocks.push_back({rank, "h", 0, 100.0 * rank, 0, 0, 1, 1, 10});
+    c.provenance.push_back({rank, "sched.step_wait_ns", "0:" + std::to_string(rank)});
+  }
+  c.meta = {{"ranks", "2"}};
+  stepclock::write_run_file(path, c);
+
+  const RunData run = load_run_file(path);
+  CHECK(run.ranks == 2);
+  CHECK(run.rank_ids == std::vector<std::int32_t>{2, 3});
+  REQUIRE(run.events.size() == 2);
+  CHECK(run.events[0].rank == 0);  // rank 2, first in (step, rank) order
+  CHECK(run.events[1].rank == 1);
+  REQUIRE(run.clocks.size() == 2);
+  CHECK(run.clocks[0].offset_ns == 200.0);  // rank 2's model at position 0
+  CHECK(run.clocks[1].offset_ns == 300.0);
+  REQUIRE(run.step_cpu_wait_ns.size() == 2);
+  CHECK(run.step_cpu_wait_ns[1][0] == 3.0);
+  CHECK(run.rank_id(0) == 2);
+  CHECK(run.rank_id(-1) == -1);
+  CHECK(run.position_of(3) == 1);
+  CHECK(run.position_of(0) == -1);
+  CHECK(run.rank_list() == "2, 3");
+  fs::remove(path);
+
+  // A dense run keeps no map: position r is rank r, even with a rank that recorded nothing.
+  RunData dense;
+  dense.ranks = 4;
+  CHECK(dense.rank_id(3) == 3);
+  CHECK(dense.position_of(4) == -1);
+  CHECK(dense.rank_list() == "0..3");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ingest, run lifecycle, queries and merge.
 

@@ -264,7 +264,8 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   ClassCounts classes{};
   for (std::size_t r = 0; r < traces.size(); ++r) {
     RankTrace& t = traces[r];
-    const auto rank = static_cast<std::int32_t>(r);
+    // The job's rank id, also in a partial import (its ranks 2 and 3 stay 2 and 3).
+    const auto rank = static_cast<std::int32_t>(t.rank);
     s.files.push_back(t.file);
     s.events_read += t.events_read;
     add_rank_events({rank, &t, &job.steps[r], &job.colls[r]}, names, c, s, classes);

@@ -196,6 +196,7 @@ std::vector<RankTrace> numbered_traces(ExportUnits& e, const std::vector<int>& n
 }  // namespace
 
 std::vector<RankTrace> split_nsys_ranks(std::vector<RankTrace> files, RankBy by) {
+  if (files.empty()) return {};  // a job of Kineto or legacy traces only
   std::vector<ExportUnits> exports;
   Numbers said, numbers;
   std::vector<std::vector<std::string>> rules;

@@ -108,9 +108,9 @@ AttachSummary attach_ncu(storage::Db& store, const std::vector<std::string>& fil
   AttachSummary s;
   s.run_id = target.run_id;
   s.rank = target.rank ? *target.rank : blamed_rank(store, target.run_id);
-  if (s.rank >= run.ranks) {
-    throw UsageError("run " + std::to_string(s.run_id) + " has ranks 0.." +
-                     std::to_string(run.ranks - 1) + ", not " + std::to_string(s.rank));
+  if (run.position_of(s.rank) < 0) {  // the job's rank id (a partial import's 2 and 3)
+    throw UsageError("run " + std::to_string(s.run_id) + " has ranks " + run.rank_list() +
+                     ", not " + std::to_string(s.rank));
   }
   s.phase = phase;
   std::vector<storage::KernelCounterRow> rows;

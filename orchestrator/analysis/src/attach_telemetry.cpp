@@ -4,6 +4,7 @@
 // stored.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <ctime>
@@ -50,7 +51,8 @@ std::string utc(double unix_s) {
 // The run's clock and span: Unix time - unix_offset_ns is its aligned time.
 struct RunClock {
   std::int64_t run_id = 0;
-  int ranks = 0;
+  std::vector<int> rank_ids;  // the job's ids of the run's ranks (a partial import's are sparse)
+  std::string rank_list;      // for messages: "0..3", or "2, 3"
   std::int64_t offset_ns = 0;
   TimeWindow span;              // from the first step's begin to the last step's end, aligned
   std::set<std::string> hosts;  // of its ranks, from provenance
@@ -63,7 +65,8 @@ RunClock run_clock(storage::Db& store, std::int64_t run_id) {
   }
   const storage::RunData run =
       storage::load_run(store, run_id, storage::EventSelection::kStepsOnly);
-  RunClock c{run_id, run.ranks, 0, {}, {}};
+  RunClock c{run_id, {}, run.rank_list(), 0, {}, {}};
+  for (int p = 0; p < run.ranks; ++p) c.rank_ids.push_back(run.rank_id(p));
   const auto meta = run.meta.find(runfile::meta::kUnixOffsetNs);
   const std::string text = meta == run.meta.end() ? "" : meta->second;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), c.offset_ns);
@@ -117,10 +120,11 @@ void place(const tm::Series& s, const RunClock& run, const GpuRanks& map, const 
     out.first_s = std::min(out.first_s, unix_s);
     out.last_s = std::max(out.last_s, unix_s);
     const int rank = map.rank_of(host_of(s, x, run, o), x.gpu);
-    if (rank >= run.ranks) {
+    if (rank >= 0 &&
+        std::find(run.rank_ids.begin(), run.rank_ids.end(), rank) == run.rank_ids.end()) {
       throw UsageError(fmt::format(
-          "{}:{}: GPU {} maps to rank {}, which run {} does not have (0..{}): check --gpu-rank",
-          s.file, x.line, x.gpu, rank, run.run_id, run.ranks - 1));
+          "{}:{}: GPU {} maps to rank {}, which run {} does not have ({}): check --gpu-rank",
+          s.file, x.line, x.gpu, rank, run.run_id, run.rank_list));
     }
     const double aligned_ns = unix_s * 1e9 - static_cast<double>(run.offset_ns);
     if (rank < 0) {
@@ -156,7 +160,7 @@ AttachSummary attach_telemetry(storage::Db& store, const std::vector<std::string
     all.push_back(tm::read_telemetry(f, tm::parse_format(o.format)));
   RunClock run = run_clock(store, target.run_id);
   const std::vector<RankGpu> located =
-      rank_gpus(storage::load_rank_provenance(store, run.run_id), run.ranks);
+      rank_gpus(storage::load_rank_provenance(store, run.run_id), run.rank_ids);
   for (const RankGpu& g : located) {
     if (!g.host.empty()) run.hosts.insert(g.host);
   }

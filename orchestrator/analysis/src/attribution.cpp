@@ -194,7 +194,8 @@ std::string environment_of(const Timeline& timeline,
       "peers ({:.2f} ms in all, beyond its idle waits at collectives), {:.0f} % of the {:.2f} ms "
       "it cost - another process shared its core; this is the environment, not the code (bind "
       "the ranks away from other work, or use a quieter machine, and measure again)",
-      culprit.rank, waited, median_inplace(own_wait), 100 * std::min(1.0, waited / costs), costs);
+      run.rank_id(culprit.rank), waited, median_inplace(own_wait),
+      100 * std::min(1.0, waited / costs), costs);
 }
 
 // meta.incomplete_collectives of a partial import: "step:seq step:seq ...".
@@ -245,12 +246,12 @@ void undecide_partial(const storage::RunData& run, const std::vector<CollectiveT
       s.cannot_decide = fmt::format(
           "rank {} {} diverges, but no collective links it to the ranks that were not imported: "
           "one of them may have been later",
-          c.rank, c.phase);
+          run.rank_id(c.rank), c.phase);
     } else if (incomplete.count({c.collective_step, c.collective})) {
       s.cannot_decide = fmt::format(
           "rank {} {} arrived last among the imported ranks at collective #{} of step {}, whose "
           "other members were not imported",
-          c.rank, c.phase, c.collective, c.collective_step);
+          run.rank_id(c.rank), c.phase, c.collective, c.collective_step);
     } else {
       continue;
     }
@@ -338,7 +339,8 @@ RunAttribution attribute_run(const storage::RunData& run, const AttributionOptio
   }
   for (const CollectiveTiming& c : collectives)
     result.alignment.undecided_collectives += c.decided ? 0 : 1;
-  return result;
+  if (run.rank_ids.empty()) return result;
+  return with_ranks(std::move(result), [&](int position) { return run.rank_id(position); });
 }
 
 }  // namespace culprit::analysis

@@ -86,8 +86,9 @@ std::vector<int> most_extreme(const Grid& grid, int count) {
   return order;
 }
 
-HeatMap heat_map(const Grid& grid, const std::vector<int>& steps, const std::set<int>& kept,
-                 int ranks_per_bin, std::string quantity) {
+// Rows by rank position; shown (rows, text) with the job's rank ids.
+HeatMap heat_map(const storage::RunData& run, const Grid& grid, const std::vector<int>& steps,
+                 const std::set<int>& kept, int ranks_per_bin, std::string quantity) {
   HeatMap map;
   map.quantity = std::move(quantity);
   map.steps = steps;
@@ -108,10 +109,12 @@ HeatMap heat_map(const Grid& grid, const std::vector<int>& steps, const std::set
   const int ranks = map.ranks;
   for (int first = 0; first < ranks; first += ranks_per_bin) {
     const int last = std::min(ranks, first + ranks_per_bin) - 1;
-    map.rows.push_back({first, last, false, max_of(first, last)});
+    map.rows.push_back({run.rank_id(first), run.rank_id(last), false, max_of(first, last)});
     if (ranks_per_bin == 1) continue;
     for (int r = first; r <= last; ++r) {
-      if (kept.count(r)) map.rows.push_back({r, r, true, grid[static_cast<std::size_t>(r)]});
+      if (kept.count(r))
+        map.rows.push_back(
+            {run.rank_id(r), run.rank_id(r), true, grid[static_cast<std::size_t>(r)]});
     }
   }
   bool any = false;
@@ -124,7 +127,8 @@ HeatMap heat_map(const Grid& grid, const std::vector<int>& steps, const std::set
     }
   }
   if (ranks_per_bin > 1) {
-    std::vector<int> list(kept.begin(), kept.end());
+    std::vector<int> list;
+    for (int r : kept) list.push_back(run.rank_id(r));
     map.aggregation = fmt::format(
         "{} ranks in bins of {} consecutive ranks, each cell the maximum over its bin; the {} "
         "most extreme ranks ({}) kept as their own rows and left out of their bins",
@@ -190,20 +194,20 @@ StepLanes step_lanes(const Timeline& t, const std::vector<CollectiveTiming>& col
     if (lanes.divergence.found) add(lanes.divergence.rank, "first divergence");
     add(lanes.last_arriver, "last arriver");
     add(step.last_rank, "finished last");
-    add(0, "rank 0");
+    add(0, fmt::format("rank {}", t.run->rank_id(0)));
     for (int r : most_extreme(lateness, options.max_lanes / 4)) {
       if (!std::isnan(lateness[static_cast<std::size_t>(r)][column])) add(r, "extreme arrival");
     }
     const int rest = options.max_lanes - static_cast<int>(shown.size());
     for (int i = 0; i < rest; ++i) add(static_cast<int>((i + 0.5) * t.ranks() / rest), "sample");
     lanes.selection = fmt::format(
-        "{} of {} ranks: the first divergence, the last arriver, the last to finish, rank 0, "
+        "{} of {} ranks: the first divergence, the last arriver, the last to finish, rank {}, "
         "the latest arrivers, and evenly spaced ranks",
-        shown.size(), t.ranks());
+        shown.size(), t.ranks(), t.run->rank_id(0));
   }
   for (const auto& [rank, why] : shown) {
     Lane lane;
-    lane.rank = rank;
+    lane.rank = t.run->rank_id(rank);
     lane.why = why;
     for (EventIndex e : t.by_begin[static_cast<std::size_t>(rank)]) {
       const storage::Event& x = t.event(e);
@@ -228,13 +232,16 @@ StepLanes step_lanes(const Timeline& t, const std::vector<CollectiveTiming>& col
     }
     lanes.lanes.push_back(std::move(lane));
   }
+  lanes.divergence.rank = t.run->rank_id(lanes.divergence.rank);
+  lanes.last_arriver = t.run->rank_id(lanes.last_arriver);
   return lanes;
 }
 
 }  // namespace
 
-RunFigures run_figures(const storage::RunData& run, const RunAttribution& attribution,
+RunFigures run_figures(const storage::RunData& run, const RunAttribution& shown,
                        const AttributionOptions& options, const FigureOptions& figure) {
+  const RunAttribution attribution = in_positions(shown, run);
   const Timeline timeline = build_timeline(run);
   const std::vector<CollectiveTiming> collectives = time_collectives(timeline);
   const PhaseStats stats = phase_stats(timeline, collectives, options.noise);
@@ -257,10 +264,10 @@ RunFigures run_figures(const storage::RunData& run, const RunAttribution& attrib
     const int bins = std::max(1, figure.max_rows - static_cast<int>(kept.size()));
     per_bin = (ranks + bins - 1) / bins;
   }
-  figures.lateness = heat_map(lateness, steps, kept, per_bin,
+  figures.lateness = heat_map(run, lateness, steps, kept, per_bin,
                               "arrival at the step's decisive collective minus the median arrival "
                               "(ms; positive = late)");
-  figures.excess = heat_map(excess, steps, kept, per_bin,
+  figures.excess = heat_map(run, excess, steps, kept, per_bin,
                             "sum of the rank's phase excess beyond noise over the peers' median "
                             "(ms)");
   figures.lanes = step_lanes(timeline, collectives, attribution, lateness, figure);

@@ -100,9 +100,16 @@ RankGpu locate(int rank, const Facts& f, int place_on_host) {
 }  // namespace
 
 std::vector<RankGpu> rank_gpus(const std::map<int, Facts>& provenance, int ranks) {
+  std::vector<int> ids(static_cast<std::size_t>(std::max(ranks, 0)));
+  for (int r = 0; r < ranks; ++r) ids[static_cast<std::size_t>(r)] = r;
+  return rank_gpus(provenance, ids);
+}
+
+std::vector<RankGpu> rank_gpus(const std::map<int, Facts>& provenance,
+                               const std::vector<int>& rank_ids) {
   std::vector<RankGpu> out;
   std::map<std::string, int> seen_on_host;
-  for (int r = 0; r < ranks; ++r) {
+  for (const int r : rank_ids) {
     const auto it = provenance.find(r);
     const Facts none;
     const Facts& f = it == provenance.end() ? none : it->second;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 
+#include <fmt/format.h>
+
 namespace culprit::analysis {
 
 std::vector<StepTime> step_times(const storage::RunData& run) {
@@ -50,6 +52,41 @@ std::vector<StepTime> step_times(const storage::RunData& run,
     previous = x.latest_end;
   }
   return result;
+}
+
+std::string no_steady_step_reason(const storage::RunData& run) {
+  std::map<std::pair<int, int>, int> count;  // (step, rank position) -> step events
+  for (const storage::Event& e : run.events) {
+    if (e.kind == storage::EventKind::kStep) ++count[{e.step, e.rank}];
+  }
+  if (count.empty()) return "the run holds no step event (no rank marked a step)";
+  for (const auto& [key, n] : count) {
+    if (n > 1) {
+      return fmt::format(
+          "rank {} recorded step {} {} times: each step needs its own number (steps numbered "
+          "alike are one step)",
+          run.rank_id(key.second), key.first, n);
+    }
+  }
+  const int first = count.begin()->first.first;
+  const int last = count.rbegin()->first.first;
+  if (last < run.warmup_steps) {
+    return fmt::format("every step recorded ({}..{}) is within the warm-up (warmup_steps = {})",
+                       first, last, run.warmup_steps);
+  }
+  for (const auto& [key, n] : count) {
+    const int step = key.first;
+    int ranks = 0;
+    for (auto it = count.lower_bound({step, 0}); it != count.end() && it->first.first == step; ++it)
+      ++ranks;
+    if (ranks < run.ranks) {
+      return fmt::format(
+          "step {} was recorded by {} of the {} ranks: a step not every rank finished ends the "
+          "run's usable steps",
+          step, ranks, run.ranks);
+    }
+  }
+  return "the step times give none past the warm-up";
 }
 
 double median_step_ms(const std::vector<StepTime>& steps) {

@@ -138,6 +138,31 @@ std::vector<std::size_t> executable_positions(const manifest::Configuration& con
   return positions;
 }
 
+// srun inside an allocation needs the allocation alive and its controller reachable: a stale
+// SLURM_JOB_ID (a shell left from an allocation that ended) would make every run fail within
+// milliseconds. Asked of squeue, as srun would ask the controller (issue 38 item 10).
+void check_allocation(const LaunchEnvironment& env) {
+  const auto id = env.slurm.find("job_id");
+  if (id == env.slurm.end()) return;
+  ProcessSpec spec;
+  spec.argv = {"squeue", "--noheader", "--jobs=" + id->second, "--format=%T"};
+  spec.timeout_s = 20;
+  spec.tail_bytes = 1 << 12;
+  const ProcessResult result = run_process(spec);
+  std::string state = result.stdout_tail;
+  state.erase(state.find_last_not_of(" \r\n") + 1);
+  if (result.exit_code && *result.exit_code == 0 && (state == "RUNNING" || state == "COMPLETING"))
+    return;
+  const std::string said = last_line(result.stderr_tail.empty() ? state : result.stderr_tail);
+  throw UsageError(
+      "the launcher is srun (" + env.launcher_source + ": " + env.launcher_choice +
+      ", inside a Slurm allocation as SLURM_JOB_ID=" + id->second +
+      " says), but that allocation is not running here (squeue --jobs=" + id->second + ": " +
+      (said.empty() ? std::string("no such job") : said) +
+      "): nothing was run; if the allocation ended, unset SLURM_JOB_ID (and the other SLURM_* "
+      "variables) or pass --launcher mpirun, else run inside a live allocation (salloc, sbatch)");
+}
+
 }  // namespace
 
 bool is_python_interpreter(const std::string& executable) {
@@ -148,6 +173,7 @@ bool is_python_interpreter(const std::string& executable) {
 std::vector<std::string> preflight(const manifest::Plan& plan, const std::vector<int>& configs,
                                    const LaunchEnvironment& env) {
   std::vector<std::string> lines;
+  if (env.use_srun) check_allocation(env);
   std::set<std::string> seen;  // executables (and interpreters with their environment) checked
   for (const int index : configs) {
     const auto& config = plan.configs.at(static_cast<std::size_t>(index));

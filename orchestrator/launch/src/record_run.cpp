@@ -55,12 +55,13 @@ RecordOutcome record_with(storage::Db& store, std::int64_t run_id, storage::RunF
     std::string warning;
     if (warmup_steps) warning = apply_warmup(store, run_id, *warmup_steps);
     storage::put_job_provenance(store, run_id, launch_provenance);
-    const auto steps =
-        analysis::step_times(storage::load_run(store, run_id, storage::EventSelection::kStepsOnly));
+    const storage::RunData run =
+        storage::load_run(store, run_id, storage::EventSelection::kStepsOnly);
+    const auto steps = analysis::step_times(run);
     std::vector<storage::StepRow> rows;
     rows.reserve(steps.size());
     for (const auto& s : steps) {
-      rows.push_back({s.step, s.time_ms, s.boundary_ns, s.last_rank, s.warmup});
+      rows.push_back({s.step, s.time_ms, s.boundary_ns, run.rank_id(s.last_rank), s.warmup});
       if (!s.warmup) ++outcome.steps_measured;
     }
     storage::replace_steps(store, run_id, rows);
@@ -68,7 +69,7 @@ RecordOutcome record_with(storage::Db& store, std::int64_t run_id, storage::RunF
     finish.steps_measured = outcome.steps_measured;
     if (std::isnan(median)) {
       // The events stay for inspection; the run is not a sample.
-      outcome.error = "no complete steady-state step";
+      outcome.error = "no complete steady-state step: " + analysis::no_steady_step_reason(run);
       finish.status = storage::RunStatus::kFailed;
       finish.error = outcome.error;
     } else {

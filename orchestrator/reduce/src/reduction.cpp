@@ -65,7 +65,10 @@ struct StragglerKey {
 std::map<std::pair<int, int>, double> diverging_excess(const Timeline& t, const PhaseStats& ps,
                                                        const StragglerKey& key, int name) {
   std::map<std::pair<int, int>, double> out;  // (step, microbatch) -> excess ns
-  for (EventIndex e : t.by_begin[static_cast<std::size_t>(key.rank)]) {
+  // key.rank is the job's rank id (attribute_run's); the timeline is indexed by position.
+  const int position = t.run->position_of(key.rank);
+  if (position < 0) return out;
+  for (EventIndex e : t.by_begin[static_cast<std::size_t>(position)]) {
     const storage::Event& ev = t.event(e);
     if (ev.name != name || ev.layer != key.layer || ev.kind == storage::EventKind::kCollective) {
       continue;

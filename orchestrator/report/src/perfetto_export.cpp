@@ -10,6 +10,7 @@
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/timeline.hpp"
 #include "culprit/common/lookup.hpp"
+#include "culprit/errors.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "runfile/run_file.hpp"
@@ -43,11 +44,13 @@ class TraceWriter {
   TraceWriter(const storage::RunData& run, const analysis::RunAttribution& attribution,
               const TraceFilter& filter)
       : run_(run),
-        a_(attribution),
+        shown_(attribution),
+        a_(analysis::in_positions(attribution, run)),
         t_(analysis::build_timeline(run)),
         timings_(analysis::time_collectives(t_)) {
-    for (int r : filter.ranks) {
-      if (r >= 0 && r < run.ranks) ranks_.insert(r);
+    // Ranks are positions here (the timeline's indices) and the job's ids in what is written.
+    for (int id : filter.ranks) {
+      if (const int r = run.position_of(id); r >= 0) ranks_.insert(r);
     }
     if (filter.ranks.empty()) {
       for (int r = 0; r < run.ranks; ++r) ranks_.insert(r);
@@ -120,11 +123,12 @@ class TraceWriter {
                                                          {kHostTrack, "host"},
                                                          {kStepTrack, "steps"}};
     for (int r : ranks_) {
-      metadata_event("process_name", r, 0, "name", fmt::format("rank {}", r));
-      metadata_event("process_sort_index", r, 0, "sort_index", r);
+      const int id = run_.rank_id(r);
+      metadata_event("process_name", id, 0, "name", fmt::format("rank {}", id));
+      metadata_event("process_sort_index", id, 0, "sort_index", id);
       for (const auto& [tid, name] : tracks) {
-        metadata_event("thread_name", r, tid, "name", name);
-        metadata_event("thread_sort_index", r, tid, "sort_index", tid);
+        metadata_event("thread_name", id, tid, "name", name);
+        metadata_event("thread_sort_index", id, tid, "sort_index", tid);
       }
     }
   }
@@ -149,7 +153,7 @@ class TraceWriter {
         .field("ph", "X")
         .field("name", s.wait ? "wait: " + name : name)
         .field("cat", s.wait ? "wait" : runfile::event_kind_name(e.kind))
-        .field("pid", s.rank)
+        .field("pid", run_.rank_id(s.rank))
         .field("tid", s.track)
         .field("ts", us(s.begin))
         .field("dur", us(s.end - s.begin));
@@ -165,7 +169,7 @@ class TraceWriter {
     if (s.wait) {
       const analysis::CollectiveTiming& c = timings_[static_cast<std::size_t>(s.collective)];
       json_.field("wait_ns", c.wait_ns[static_cast<std::size_t>(e.rank)])
-          .field("last_arriver", c.last_arriver);
+          .field("last_arriver", run_.rank_id(c.last_arriver));
     }
     if (!s.wait && is_culprit(e)) json_.field("culprit", true);
     json_.end_object().end_object();
@@ -199,7 +203,7 @@ class TraceWriter {
             .field("id", id)
             .field("name", name)
             .field("cat", "collective")
-            .field("pid", arrivals[i].second)
+            .field("pid", run_.rank_id(arrivals[i].second))
             .field("tid", kCollectiveTrack)
             .field("ts", us(arrivals[i].first));
         if (i + 1 == arrivals.size()) json_.field("bp", "e");
@@ -216,12 +220,12 @@ class TraceWriter {
         .field("s", global ? "g" : "t")
         .field("name", name)
         .field("cat", "annotation")
-        .field("pid", rank)
+        .field("pid", run_.rank_id(rank))
         .field("tid", kComputeTrack)
         .field("ts", us(ts));
     json_.key("args")
         .begin_object()
-        .field("rank", c.rank)
+        .field("rank", run_.rank_id(c.rank))
         .field("phase", c.phase)
         .field("layer", c.layer)
         .field("microbatch", c.microbatch)
@@ -241,12 +245,12 @@ class TraceWriter {
       if (!included(e)) continue;
       const std::int64_t ts = aligned(t_.begin_ns[static_cast<std::size_t>(c.event)]);
       instant(e.rank, ts,
-              fmt::format("first divergence of step {}: rank {} {}", s.decomposition.step, c.rank,
-                          c.phase),
+              fmt::format("first divergence of step {}: rank {} {}", s.decomposition.step,
+                          run_.rank_id(c.rank), c.phase),
               c, false);
       if (!culprit_marked && is_culprit(e) && !s.decomposition.warmup) {
         instant(e.rank, ts,
-                fmt::format("culprit: rank {} {}{}", c.rank, c.phase,
+                fmt::format("culprit: rank {} {}{}", run_.rank_id(c.rank), c.phase,
                             c.layer >= 0 ? fmt::format(" layer {}", c.layer) : ""),
                 c, true);
         culprit_marked = true;
@@ -263,11 +267,11 @@ class TraceWriter {
         "aligned to rank 0: clock model + refinement from collectives; ts in us from origin_ns");
     json_.field("flows", flows_);
     json_.key("culprit");
-    write_run_culprit(json_, a_.culprit);
+    write_run_culprit(json_, shown_.culprit);
     json_.key("clocks").begin_array();
     for (int r : ranks_) {
       const auto i = static_cast<std::size_t>(r);
-      json_.begin_object().field("rank", r);
+      json_.begin_object().field("rank", run_.rank_id(r));
       if (i < run_.clocks.size()) {
         json_.field("offset_ns", run_.clocks[i].offset_ns)
             .field("drift_ppm", run_.clocks[i].drift_ppm)
@@ -281,7 +285,8 @@ class TraceWriter {
   }
 
   const storage::RunData& run_;
-  const analysis::RunAttribution& a_;
+  const analysis::RunAttribution& shown_;  // the job's rank ids
+  analysis::RunAttribution a_;             // the same on rank positions
   analysis::Timeline t_;
   std::vector<analysis::CollectiveTiming> timings_;
   std::set<int> ranks_;
@@ -294,6 +299,20 @@ class TraceWriter {
 };
 
 }  // namespace
+
+void check_trace_filter(const storage::RunData& run, const TraceFilter& filter) {
+  if (run.events.empty() || (filter.first_step < 0 && filter.last_step < 0)) return;
+  // Events are in step order.
+  const int first = run.events.front().step;
+  const int last = run.events.back().step;
+  const int from = filter.first_step < 0 ? first : filter.first_step;
+  const int to = filter.last_step < 0 ? last : filter.last_step;
+  if (from <= last && to >= first) return;
+  auto side = [](int step) { return step < 0 ? std::string() : std::to_string(step); };
+  throw UsageError(fmt::format(
+      "--steps {}:{} selects no step of run {}, which has steps {}..{}: give steps in that range",
+      side(filter.first_step), side(filter.last_step), run.run_id, first, last));
+}
 
 std::string perfetto_trace(const storage::RunData& run, const analysis::RunAttribution& attribution,
                            const TraceFilter& filter) {

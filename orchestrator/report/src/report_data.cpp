@@ -105,11 +105,14 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
   if (attribution.peak_flops_per_device <= 0)
     attribution.peak_flops_per_device = analysis::configured_peak_flops(store, data.focus.run_id);
   std::future<analysis::RunFigures> figures =
-      std::async(std::launch::async, [&data, &options, attribution, path = store.path()] {
-        storage::Db reader(path, storage::Db::Mode::kReadOnly);
-        const storage::RunData run = storage::load_run(reader, data.focus.run_id);
-        return analysis::run_figures(run, data.focus, attribution, options.figures);
-      });
+      std::async(std::launch::async,
+                 [&data, &options, attribution, path = store.path(), mode = store.reader_mode()] {
+                   // Opened as the store was: a read-only store is read here too (issue 38 item
+                   // 13).
+                   storage::Db reader(path, mode);
+                   const storage::RunData run = storage::load_run(reader, data.focus.run_id);
+                   return analysis::run_figures(run, data.focus, attribution, options.figures);
+                 });
 
   // The runs explain attributed are scored from those attributions (same options): each run is
   // loaded and attributed once per report.

@@ -6,6 +6,7 @@
 
 #include "culprit/report/json_writer.hpp"
 #include "culprit/report/terminal_text.hpp"
+#include "culprit/slurm/sweep.hpp"
 
 namespace culprit::report {
 
@@ -117,9 +118,29 @@ std::string run_result_json(const std::string& db, const launch::ExecuteResult& 
   return json.end_object().str() + "\n";
 }
 
+namespace {
+
+// A word of a shell command as typed: as it is when only safe characters, else single-quoted.
+std::string shell_word(const std::string& word) {
+  const bool safe = !word.empty() && word.find_first_not_of(
+                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                         "0123456789_./:=@%+-,") == std::string::npos;
+  return safe ? word : slurm::shell_quote(word);
+}
+
+}  // namespace
+
+std::string run_again_command(const std::string& db, const std::string& manifest,
+                              const std::string& shard) {
+  std::string command = "culprit run " + shell_word(manifest) + " --db " + shell_word(db);
+  if (!shard.empty() && shard != "1/1") command += " --shard " + shell_word(shard);
+  return command;
+}
+
 std::string run_result_text(const std::string& db, const std::string& manifest,
-                            const launch::ExecuteResult& r,
+                            const std::string& shard, const launch::ExecuteResult& r,
                             const bisect::SweepDecisions& sampling) {
+  const std::string again = run_again_command(db, manifest, shard);
   std::string out = fmt::format(
       "{} planned run(s) in {}: {} ok, {} not ok ({} executed now, {} already "
       "ok{})\n",
@@ -137,14 +158,13 @@ std::string run_result_text(const std::string& db, const std::string& manifest,
     }
   }
   if (r.pending > 0) {
-    out += fmt::format("{} run(s) left pending: `culprit run {}` again continues\n", r.pending,
-                       manifest);
+    out += fmt::format("{} run(s) left pending: `{}` again continues\n", r.pending, again);
   }
   if (failed_kept || r.not_ok > r.pending || sampling.added.not_ok > 0) {
     out += fmt::format(
-        "failed runs are kept as they are: fix the cause, then `culprit run {} --retry-failed` "
-        "runs them again\n",
-        manifest);
+        "failed runs are kept as they are: fix the cause, then `{} --retry-failed` runs them "
+        "again\n",
+        again);
   }
   return out;
 }

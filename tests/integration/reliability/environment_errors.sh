@@ -18,6 +18,12 @@ expect_rc "run without culprit-step" 2 env PATH="$(dirname "$(command -v mpirun)
 expect_log "culprit-step is named" "workload 'culprit-step' of configuration '[^']+' is not found in PATH nor beside culprit"
 expect_eq "runs not pending without culprit-step" "$(q b.db "SELECT count(*) FROM runs WHERE status != 'pending'")" 0
 
+# Issue 38 item 10: a stale SLURM_JOB_ID (an allocation that is not running here) made the auto
+# launcher pick srun and every run fail within milliseconds; it is refused before the first run.
+expect_rc "run with a stale SLURM_JOB_ID" 2 env SLURM_JOB_ID=424242 "$CULPRIT" run "$MANIFEST" --db s.db
+expect_log "the stale allocation is named" "inside a Slurm allocation as SLURM_JOB_ID=424242 says\), but that allocation is not running here \(squeue --jobs=424242: .+\): nothing was run; if the allocation ended, unset SLURM_JOB_ID"
+expect_eq "runs not pending with a stale SLURM_JOB_ID" "$(q s.db "SELECT count(*) FROM runs WHERE status != 'pending'")" 0
+
 # A run folder that cannot be created (a file is in the way of <db>.runs): the first run fails,
 # the sweep stops, the rest stays pending, and the summary says how to go on.
 : > c.db.runs
@@ -25,8 +31,9 @@ expect_rc "run with an unwritable run folder" 5 "$CULPRIT" run "$MANIFEST" --db 
 expect_eq "failed runs" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'failed'")" 1
 expect_eq "pending runs" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'pending'")" $((PLANNED - 1))
 expect_log "the stop is explained" "stopped: environment error in run" out.log
-expect_log "pending runs are announced" "$((PLANNED - 1)) run\(s\) left pending" out.log
-expect_log "the retry hint is printed" "--retry-failed" out.log
+expect_log "pending runs are announced" "$((PLANNED - 1)) run\(s\) left pending: \`culprit run $MANIFEST --db c.db\` again continues" out.log
+# Issue 38 item 10: the hint keeps the store (it dropped --db, and copying it ran against culprit.db).
+expect_log "the retry hint is printed, with the store" "\`culprit run $MANIFEST --db c.db --retry-failed\`" out.log
 rm c.db.runs
 expect_rc "the sweep continues" 5 "$CULPRIT" run "$MANIFEST" --db c.db
 expect_eq "still failed without --retry-failed" "$(q c.db "SELECT count(*) FROM runs WHERE status = 'failed'")" 1

@@ -11,7 +11,10 @@ RUN=$(q s.db "SELECT min(id) FROM runs WHERE status = 'ok'")
 mkdir ro && cp s.db ro/s.db && chmod 755 ro && chmod 644 ro/s.db
 as_other() { if [[ $(id -u) == 0 ]]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
 if [[ $(id -u) != 0 ]]; then chmod a-w ro/s.db ro; fi
-for reader in "runs --db ro/s.db" "export --db ro/s.db" "compare --db ro/s.db" "attribute $RUN --db ro/s.db"; do
+mkdir out && chmod 777 out  # where the other user writes the report
+# report: issue 38 item 13 (its pictures' second connection opened the store read-write).
+for reader in "runs --db ro/s.db" "export --db ro/s.db" "compare --db ro/s.db" "attribute $RUN --db ro/s.db" \
+              "report --db ro/s.db -o out/report.html"; do
   # shellcheck disable=SC2086
   expect_rc "$reader on another user's store" 0 as_other "$CULPRIT" $reader
 done
@@ -21,8 +24,9 @@ if [[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null; then
   rc=0
   unshare -m bash -c "mount --bind ro ro && mount -o remount,ro,bind ro && \
     '$CULPRIT' runs --db ro/s.db > mount.out 2> mount.log && \
+    '$CULPRIT' report --db ro/s.db -o out/mount-report.html 2>> mount.log && \
     { '$CULPRIT' run '$MANIFEST' --db ro/s.db 2> mount-run.log; echo \$? > mount-run.rc; }" || rc=$?
-  expect_eq "runs on a read-only mount" "$rc" 0
+  expect_eq "runs and report on a read-only mount" "$rc" 0
   expect_eq "run on a read-only mount" "$(cat mount-run.rc)" 2
   expect_log "run on a read-only mount says read-only" "read-only" mount-run.log
 fi

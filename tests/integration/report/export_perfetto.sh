@@ -28,6 +28,9 @@ refused --ranks 0,99 "not a range of ranks 0..15"
 refused --ranks -1 "'-1' is not a rank R or a range A-B of ranks"
 # A step past int is too large, not "not a non-negative integer".
 refused --steps 0:99999999999999 "'99999999999999' is too large (at most 2147483647)"
+# Steps the run does not have (issue 38 item 14: it wrote a trace of metadata only, exit 0).
+steps=$(sqlite3 ref.db "SELECT min(step) || '..' || max(step) FROM steps WHERE run_id = $run")
+refused --steps 100:200 "--steps 100:200 selects no step of run $run, which has steps $steps"
 "$bin/culprit" export --format perfetto --db ref.db 2> norun.txt && exit 1
 grep -q "give its RUN id" norun.txt
 echo "export_perfetto: ok"

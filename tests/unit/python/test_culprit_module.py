@@ -126,6 +126,99 @@ class RankTest(unittest.TestCase):
                                      "OMPI_MCA_orte_jobfam_session_dir": "/tmp/x"})
 
 
+class RendezvousTest(unittest.TestCase):
+    """Issue 38 item 11: a rank whose peers never start gives up after the stated timeout, and
+    a run file in a missing folder is said before anyone waits; no rendezvous file is left."""
+
+    def test_a_peer_that_never_starts_times_out_and_leaves_no_file(self):
+        import time
+        with tempfile.TemporaryDirectory() as d:
+            env = {"RANK": "0", "WORLD_SIZE": "2", "CULPRIT_RUN_FILE": os.path.join(d, "run.db"),
+                   "CULPRIT_RENDEZVOUS_TIMEOUT_S": "0.5"}
+            start = time.monotonic()
+            with self.assertRaises(RuntimeError) as caught:
+                cdist.init_distributed("gloo", environ=env)
+            self.assertLess(time.monotonic() - start, 30)
+            self.assertEqual(str(caught.exception),
+                             "rank 0 of 2: only 1 of the 2 ranks joined the rendezvous within "
+                             "0.5 s (CULPRIT_RENDEZVOUS_TIMEOUT_S): start every rank of "
+                             "WORLD_SIZE=2, or set the launcher's world size right")
+            self.assertEqual(os.listdir(d), [])
+
+    def test_missing_folder_is_said_before_waiting(self):
+        with tempfile.TemporaryDirectory() as d:
+            missing = os.path.join(d, "no", "run.db")
+            env = {"RANK": "1", "WORLD_SIZE": "2", "CULPRIT_RUN_FILE": missing}
+            with self.assertRaisesRegex(RuntimeError, "the folder %s does not exist" %
+                                        os.path.dirname(missing)):
+                cdist.init_distributed("gloo", environ=env)
+            with self.assertRaisesRegex(ConfigError, "the folder %s does not exist" %
+                                        os.path.dirname(missing)):
+                culprit.StepClock(run_file=missing, warmup_steps=0, steps=1)
+
+    def test_timeout_setting(self):
+        self.assertEqual(cdist.rendezvous_timeout_s({}), cdist.DEFAULT_RENDEZVOUS_TIMEOUT_S)
+        self.assertEqual(cdist.rendezvous_timeout_s({"CULPRIT_RENDEZVOUS_TIMEOUT_S": "2.5"}), 2.5)
+        for bad in ("0", "-1", "soon"):
+            with self.assertRaisesRegex(RuntimeError, "expected seconds > 0"):
+                cdist.rendezvous_timeout_s({"CULPRIT_RENDEZVOUS_TIMEOUT_S": bad})
+
+
+class RegionUseTest(unittest.TestCase):
+    """Issue 38 item 6: nesting, regions outside steps and steps numbered alike are said when
+    they happen (warnings), and a region outside every step is in no step."""
+
+    def run_clock(self, body):
+        import warnings
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "run.db")
+            clock = culprit.StepClock(run_file=out, warmup_steps=0, steps=2)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                body(clock)
+            clock.finish()
+            rows = sqlite3.connect(out).execute(
+                "SELECT step, name FROM events WHERE kind = 'compute' ORDER BY begin_ns").fetchall()
+            return [str(w.message) for w in caught], rows
+
+    def test_nested_regions_warn_once(self):
+        def body(clock):
+            for step in clock.steps():
+                with clock.step(step):
+                    with clock.region("outer"):
+                        with clock.region("inner"):
+                            pass
+        said, rows = self.run_clock(body)
+        self.assertEqual(said, [
+            "culprit: rank 0: region 'inner' is inside region 'outer': regions do not nest "
+            "(each is a phase of its own, so the inner time counts twice in busy time, and "
+            "neither is charged alone); end 'outer' before 'inner' begins, or drop one of them"])
+        self.assertEqual(rows, [(0, "outer"), (0, "inner"), (1, "outer"), (1, "inner")])
+
+    def test_region_between_steps_is_in_no_step(self):
+        def body(clock):
+            with clock.step(0):
+                with clock.region("layer0"):
+                    pass
+            with clock.region("checkpoint"):
+                pass
+            with clock.step(1):
+                pass
+        said, rows = self.run_clock(body)
+        self.assertEqual(len(said), 1)
+        self.assertIn("region 'checkpoint' is outside every step", said[0])
+        self.assertEqual(rows, [(0, "layer0"), (-1, "checkpoint")])  # not step 0's
+
+    def test_a_step_number_used_again_warns(self):
+        def body(clock):
+            for _ in range(3):
+                with clock.step(0):
+                    pass
+        said, _ = self.run_clock(body)
+        self.assertEqual(len(said), 1)
+        self.assertIn("step 0 began again: each step needs its own number", said[0])
+
+
 class MetaKeysTest(unittest.TestCase):
     """Issue 33: the module reads the run meta keys from their one owner, meta_keys.tsv."""
 

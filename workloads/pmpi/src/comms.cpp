@@ -6,13 +6,28 @@
 
 namespace culprit::pmpi {
 
-void CommTable::init(MPI_Comm world) {
-  (void)world;
+void CommTable::init(std::int64_t name_budget) {
   for (std::size_t c = 0; c < kCollectiveCount; ++c) {
-    slots_[0].names[c] = stepclock_name(std::string(call_name(c)).c_str());
+    world_.names[c] = stepclock_name(std::string(call_name(c)).c_str());
   }
-  slots_[0].world = true;
-  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval_, nullptr);
+  world_.world = true;
+  names_left_ = name_budget;
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &CommTable::release, &keyval_, this);
+}
+
+int CommTable::release(MPI_Comm, int, void* state, void* table) {
+  static_cast<CommTable*>(table)->free_.push_back(static_cast<CommState*>(state));
+  return MPI_SUCCESS;
+}
+
+std::uint16_t CommTable::intern(CommState& state, std::size_t call) {
+  if (names_left_ <= 0) {
+    ++unrecorded_;
+    return kUnnamed;
+  }
+  --names_left_;
+  state.names[call] = stepclock_name((std::string(call_name(call)) + state.suffix).c_str());
+  return state.names[call];
 }
 
 void CommTable::register_created(MPI_Comm created) {
@@ -20,12 +35,11 @@ void CommTable::register_created(MPI_Comm created) {
   int inter = 0;
   PMPI_Comm_test_inter(created, &inter);
   if (inter) return;  // intercommunicators: collectives there are not recorded
-  // Members may have used different numbers of slots (other communicators of their own): they
-  // agree on the largest next free slot.
-  int slot = next_free_;
-  PMPI_Allreduce(MPI_IN_PLACE, &slot, 1, MPI_INT, MPI_MAX, created);
-  if (slot >= static_cast<int>(kSlots)) return;  // out of slots: not recorded
-  next_free_ = slot + 1;
+  // Members may have made different numbers of communicators (others of their own): they agree
+  // on the largest next serial, which none of them has named a communicator with yet.
+  int serial = next_serial_;
+  PMPI_Allreduce(MPI_IN_PLACE, &serial, 1, MPI_INT, MPI_MAX, created);
+  next_serial_ = serial + 1;
   MPI_Group group = MPI_GROUP_NULL;
   MPI_Group world_group = MPI_GROUP_NULL;
   PMPI_Comm_group(created, &group);
@@ -35,16 +49,20 @@ void CommTable::register_created(MPI_Comm created) {
   PMPI_Group_translate_ranks(group, 1, &zero, world_group, &leader);
   PMPI_Group_free(&group);
   PMPI_Group_free(&world_group);
-  CommState& state = slots_[static_cast<std::size_t>(slot)];
-  const std::string suffix = "@c" + std::to_string(slot) + ".r" + std::to_string(leader);
-  for (std::size_t c = 0; c < kCollectiveCount; ++c) {
-    state.names[c] = stepclock_name((std::string(call_name(c)) + suffix).c_str());
+  CommState* state = nullptr;
+  if (free_.empty()) {
+    state = states_.emplace_back(std::make_unique<CommState>()).get();
+  } else {
+    state = free_.back();
+    free_.pop_back();
   }
-  state.seq_step = -2;
+  *state = CommState{};
+  state->names.fill(kUnnamed);
+  state->suffix = "@c" + std::to_string(serial) + ".r" + std::to_string(leader);
   int compare = MPI_UNEQUAL;
   PMPI_Comm_compare(created, MPI_COMM_WORLD, &compare);
-  state.world = compare == MPI_CONGRUENT;
-  PMPI_Comm_set_attr(created, keyval_, &state);
+  state->world = compare == MPI_CONGRUENT;
+  PMPI_Comm_set_attr(created, keyval_, state);
 }
 
 }  // namespace culprit::pmpi

@@ -75,7 +75,7 @@ void Recorder::start(int thread_level) {
           stepclock_name((std::string(stepmodel::kPmpiComputePrefix) + name).c_str());
     }
     step_name_ = stepclock_name("step");
-    comms_.init(MPI_COMM_WORLD);
+    comms_.init(integer_from_env("CULPRIT_PMPI_COMM_NAMES", CommTable::kDefaultNameBudget, 0));
     stepclock_set_meta(runfile::meta::kBackend, "cpu");
     stepclock_set_meta(runfile::meta::kSource, "pmpi");
     stepclock_set_meta(runfile::meta::kWarmupSteps, std::to_string(config.warmup_steps).c_str());
@@ -113,6 +113,15 @@ void Recorder::finish() {
   if (stepclock_sync_end_adaptive(sync_exchanges_, std::max(sync_exchanges_, kMaxSyncExchanges),
                                   kTargetRttUs, kSyncBudgetMs) != 0) {
     std::fprintf(stderr, "culprit-pmpi: rank %d: %s\n", rank_, stepclock_last_error());
+  }
+  if (const std::int64_t unrecorded = comms_.unrecorded(); unrecorded > 0) {
+    // Said in the run file (gathered with it) and on stderr, like a full buffer.
+    stepclock_add_provenance("pmpi.collectives_unrecorded", std::to_string(unrecorded).c_str());
+    std::fprintf(stderr,
+                 "culprit-pmpi: rank %d: %lld collective call(s) on communicators not recorded: "
+                 "their event names would pass the budget of CULPRIT_PMPI_COMM_NAMES (raise it, "
+                 "at most 65,000 in all)\n",
+                 rank_, static_cast<long long>(unrecorded));
   }
   if (!run_file_.empty()) {
     if (stepclock_write_run_file(run_file_.c_str(), config_json_.c_str()) != 0 && rank_ == 0) {

@@ -23,6 +23,7 @@ int collective(std::size_t call, MPI_Comm comm, Bytes bytes, Call pmpi) {
   if (!r.active()) return pmpi();
   CommState* state = r.comms().find(comm);
   if (state == nullptr) return pmpi();
+  if (r.comms().name(*state, call) == kUnnamed) return pmpi();  // counted: names spent
   const std::int64_t entry = r.enter(call);
   const int rc = pmpi();
   r.leave_collective(call, *state, entry, bytes());

@@ -97,6 +97,10 @@ class Db {
   std::optional<std::string> query_text(std::string_view sql);
 
   const std::string& path() const { return path_; }
+  // How another connection that only reads this file opens it: immutable where this one is (a
+  // read-only mount or another user's store, where SQLite cannot make the -shm file), else
+  // read-only.
+  Mode reader_mode() const { return mode_ == Mode::kImmutable ? mode_ : Mode::kReadOnly; }
   sqlite3* handle() { return db_; }
   [[noreturn]] void fail(std::string_view what) const;
   // SQLite's largest string or blob on this connection (SQLITE_LIMIT_LENGTH), in bytes.
@@ -112,6 +116,7 @@ class Db {
 
  private:
   std::string path_;
+  Mode mode_ = Mode::kReadWrite;
   sqlite3* db_ = nullptr;
   std::shared_ptr<void> held_;  // released after the connection closes (see ~Db)
 };

@@ -46,6 +46,11 @@ struct ClockModel {
 struct RunData {
   std::int64_t run_id = 0;  // 0 when loaded from a run file
   int ranks = 0;
+  // The job's rank id of each rank position (empty: position r is rank r). Stored events, clock
+  // models and provenance carry the job's rank ids, which a partial import leaves sparse (ranks
+  // 2 and 3 of a 4-rank job); in memory `Event::rank`, `clocks` and every per-rank vector of
+  // the analysis are indexed by position 0..ranks-1, and what is shown says rank_id(position).
+  std::vector<std::int32_t> rank_ids;
   int warmup_steps = 0;
   std::vector<std::string> names;
   std::vector<Event> events;       // ordered by (step, rank, begin_ns)
@@ -58,6 +63,12 @@ struct RunData {
   std::vector<std::vector<double>> step_cpu_wait_ns;
 
   int name_index(const std::string& name) const;  // -1 when absent
+  // The job's rank id of a position (a negative position, "none", is returned as is).
+  int rank_id(int position) const;
+  // The position of the job's rank `id`; -1 when the run has no such rank.
+  int position_of(int id) const;
+  // "0..3", or the ids listed ("2, 3") when they are not 0..ranks-1: for messages.
+  std::string rank_list() const;
 };
 
 // kStepsOnly loads only the `step` events (enough for step times; much less to read).

@@ -7,6 +7,7 @@
 // sampled-activity figure.
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -102,6 +103,14 @@ struct RunAttribution {
   AlignmentSummary alignment;
 };
 
+// Every rank it names is the job's rank id (storage::RunData::rank_id): a partial import of ranks
+// 2 and 3 blames rank 2, not position 0.
 RunAttribution attribute_run(const storage::RunData& run, const AttributionOptions& options = {});
+
+// `a` with every rank it names passed through `to` (attribute_run ends with run.rank_id).
+RunAttribution with_ranks(RunAttribution a, const std::function<int(int)>& to);
+// `a` (of `run`) with the run's rank positions in place of the job's ids: for the consumers that
+// index the run's per-rank data (figures, the Perfetto export); identity for a dense run.
+RunAttribution in_positions(const RunAttribution& a, const storage::RunData& run);
 
 }  // namespace culprit::analysis

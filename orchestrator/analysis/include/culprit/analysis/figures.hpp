@@ -20,7 +20,7 @@ struct FigureOptions {
 };
 
 struct HeatRow {
-  int first_rank = 0;  // the rows cover ranks first_rank..last_rank
+  int first_rank = 0;  // the rows cover ranks first_rank..last_rank (the job's ids)
   int last_rank = 0;
   bool kept = false;              // an extreme rank kept out of its bin
   std::vector<double> values_ms;  // one per step column; NaN: no value

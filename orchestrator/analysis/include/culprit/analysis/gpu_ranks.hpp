@@ -26,6 +26,10 @@ struct RankGpu {
 // env.SLURM_LOCALID, env.LOCAL_RANK, else the rank's place among its host's ranks: one GPU per
 // local rank, the convention of culprit-step and torchrun); then mapped through the rank's
 // env.CUDA_VISIBLE_DEVICES when it lists GPU indices. A rank without a host has no GPU.
+// `rank_ids`: the run's ranks by the job's ids (a partial import's are sparse).
+std::vector<RankGpu> rank_gpus(const std::map<int, std::map<std::string, std::string>>& provenance,
+                               const std::vector<int>& rank_ids);
+// Ranks 0..ranks-1.
 std::vector<RankGpu> rank_gpus(const std::map<int, std::map<std::string, std::string>>& provenance,
                                int ranks);
 

@@ -3,6 +3,7 @@
 // boundary being when the last rank finishes the step on the aligned (rank-0) clock.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "culprit/storage/run_data.hpp"
@@ -25,6 +26,11 @@ std::vector<StepTime> step_times(const storage::RunData& run);
 // none). Attribution uses this so that its step times and its decomposition share one clock.
 std::vector<StepTime> step_times(const storage::RunData& run,
                                  const std::vector<double>& correction_ns);
+
+// Why `run` has no complete steady-state step (step_times gives none past the warm-up), in
+// words from its step events: none at all, a rank that numbered several steps alike (every step
+// 0), every step within the warm-up, or the first steady step missing on some rank.
+std::string no_steady_step_reason(const storage::RunData& run);
 
 // The run's figure: median of the steady-state (non-warm-up) step times; NaN when none.
 double median_step_ms(const std::vector<StepTime>& steps);

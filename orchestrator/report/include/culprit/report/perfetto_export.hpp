@@ -18,8 +18,12 @@ namespace culprit::report {
 struct TraceFilter {
   int first_step = -1;     // -1: from the first
   int last_step = -1;      // -1: to the last
-  std::vector<int> ranks;  // empty: every rank
+  std::vector<int> ranks;  // the job's rank ids; empty: every rank
 };
+
+// Throws culprit::UsageError when `filter` selects none of the run's steps (--steps 100:200 of a
+// 6-step run), naming the run's step range: a trace of metadata only answers nothing.
+void check_trace_filter(const storage::RunData& run, const TraceFilter& filter);
 
 // Track ids (the "tid" of every event of that kind).
 inline constexpr int kComputeTrack = 1;
