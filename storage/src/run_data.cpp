@@ -306,6 +306,27 @@ std::vector<std::vector<double>> load_step_cpu_wait(Db& db, const std::string& f
   return wait;
 }
 
+// meta.ranks and meta.warmup_steps as whole numbers >= 0; `where` names the run ("...: ").
+RunCounts run_counts(const std::map<std::string, std::string>& meta, int ranks_fallback,
+                     const std::string& where) {
+  auto meta_int = [&](const char* key, int fallback) {
+    auto it = meta.find(key);
+    if (it == meta.end()) return fallback;
+    const std::string& text = it->second;
+    int value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+      throw std::invalid_argument(
+          where + "meta." + key + " = '" + text +
+          "' is not a whole number >= 0: the application that wrote the run file must record "
+          "it as one (or leave it out so that the manifest's experiment.warmup_steps decides)");
+    }
+    return value;
+  };
+  return {meta_int(runfile::meta::kRanks, ranks_fallback),
+          meta_int(runfile::meta::kWarmupSteps, 0)};
+}
+
 // `filter` is "" for a run file, or "WHERE run_id = ?1" for the store.
 RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelection selection) {
   RunData run;
@@ -351,26 +372,11 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
       sort_events(run);
     }
   }
-  auto meta_int = [&](const char* key, int fallback) {
-    auto it = run.meta.find(key);
-    if (it == run.meta.end()) return fallback;
-    const std::string& text = it->second;
-    int value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-      throw std::invalid_argument(
-          (filter.empty() ? "run file " + db.path()
-                          : "run " + std::to_string(run_id) + " in " + db.path()) +
-          ": meta." + key + " = '" + text +
-          "' is not a whole number >= 0: the application that wrote the run file must record "
-          "it as one (or leave it out so that the manifest's experiment.warmup_steps decides)");
-    }
-    return value;
-  };
   int max_rank = -1;
   for (const Event& e : run.events) max_rank = std::max(max_rank, e.rank);
-  run.ranks = meta_int(runfile::meta::kRanks, max_rank + 1);
-  run.warmup_steps = meta_int(runfile::meta::kWarmupSteps, 0);
+  const RunCounts counts = run_counts(run.meta, max_rank + 1, where(db, run_id, ""));
+  run.ranks = counts.ranks;
+  run.warmup_steps = counts.warmup_steps;
   // Index clocks by rank; a rank without a model is taken as already on rank 0's clock.
   std::vector<ClockModel> by_rank(static_cast<std::size_t>(std::max(run.ranks, 0)));
   for (std::size_t r = 0; r < by_rank.size(); ++r) by_rank[r].rank = static_cast<std::int32_t>(r);
@@ -387,6 +393,14 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
 int RunData::name_index(const std::string& name) const {
   auto it = std::find(names.begin(), names.end(), name);
   return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+RunCounts load_run_counts(Db& store, std::int64_t run_id, int ranks_fallback) {
+  std::map<std::string, std::string> meta;
+  Statement stmt(store, "SELECT key, value FROM run_meta WHERE run_id = ?1 AND key IN (?2, ?3)");
+  stmt.bind_all(run_id, runfile::meta::kRanks, runfile::meta::kWarmupSteps);
+  while (stmt.step()) meta[stmt.column_text(0)] = stmt.column_text(1);
+  return run_counts(meta, ranks_fallback, where(store, run_id, ""));
 }
 
 RunData load_run(Db& store, std::int64_t run_id, EventSelection selection) {

@@ -100,6 +100,12 @@ double peak_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
+// Starts a new high-water mark: VmHWM then reports the peak since this call (Linux 4.0+).
+void reset_peak() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+}
+
 void remove_store(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
@@ -149,14 +155,20 @@ Row run_one(const Size& size, const std::string& dir, bool keep) {
   const auto start = std::chrono::steady_clock::now();
   sim::SimulatedRun run = sim::simulate(config);
   const double simulate_s = seconds_since(start);
+  std::fprintf(stderr, "phase simulate_s peak %.0f MiB\n", peak_mib());
+  reset_peak();
   const std::size_t events = run.events.size();
   const auto write_start = std::chrono::steady_clock::now();
   stepclock::write_run_file(
       path, sim::to_run_file(std::move(run), config, "{}", {"bench_scale", "bench"}));
   const double write_s = seconds_since(write_start);
+  std::fprintf(stderr, "phase write_s peak %.0f MiB\n", peak_mib());
+  reset_peak();
   const auto ingest_start = std::chrono::steady_clock::now();
   const std::int64_t stored = ingest_run_file(path, store_path);
   const double ingest_s = seconds_since(ingest_start);
+  std::fprintf(stderr, "phase ingest_s peak %.0f MiB\n", peak_mib());
+  reset_peak();
   if (stored != static_cast<std::int64_t>(events))
     throw std::runtime_error("stored " + std::to_string(stored) + " events of " +
                              std::to_string(events));
@@ -169,9 +181,13 @@ Row run_one(const Size& size, const std::string& dir, bool keep) {
     auto store = storage::open_existing_store(store_path);
     const storage::RunData data = storage::load_run(*store, 1);
     load_s = seconds_since(load_start);
+    std::fprintf(stderr, "phase load_s peak %.0f MiB\n", peak_mib());
+    reset_peak();
     const auto attribute_start = std::chrono::steady_clock::now();
     attribution = analysis::attribute_run(data);
     const double attribute_s = seconds_since(attribute_start);
+    std::fprintf(stderr, "phase attribute_s peak %.0f MiB\n", peak_mib());
+    reset_peak();
     const double total_s = seconds_since(start);
     const double cpu_s = cpu_seconds() - cpu_start;
     const analysis::RunCulprit& c = attribution.culprit;
