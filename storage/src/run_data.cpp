@@ -161,48 +161,38 @@ void decode_pack(Db& db, std::int64_t run_id, std::int32_t rank, const runfile::
   }
 }
 
-struct StoredPack {
-  std::int32_t rank = 0;
-  std::int64_t count = 0;
-  std::vector<unsigned char> data;
-};
-
-// The packs of a run (store: run_event_packs of run_id; run file: event_packs), rank order.
-std::vector<StoredPack> read_packs(Db& db, bool store, std::int64_t run_id) {
+// Calls f(rank, pack) for each pack of a run (store: run_event_packs of run_id; run file:
+// event_packs) in rank order, read in place from SQLite's page: no pack is copied, so a run's
+// packs are never in memory together (2 GB at 131,072 ranks x 50 steps).
+template <class F>
+void each_pack(Db& db, bool store, std::int64_t run_id, F&& f) {
   Statement stmt(db, store ? "SELECT rank, events, data FROM run_event_packs WHERE run_id = ?1 "
                              "ORDER BY rank, id"
                            : "SELECT rank, events, data FROM event_packs ORDER BY rank, rowid");
   if (store) stmt.bind(1, run_id);
-  std::vector<StoredPack> packs;
   while (stmt.step()) {
-    StoredPack p;
-    p.rank = static_cast<std::int32_t>(stmt.column_int(0));
-    p.count = stmt.column_int(1);
-    if (p.rank < 0) {
-      throw std::invalid_argument(
-          where(db, run_id, "event pack of rank " + std::to_string(p.rank)));
+    const auto rank = static_cast<std::int32_t>(stmt.column_int(0));
+    if (rank < 0) {
+      throw std::invalid_argument(where(db, run_id, "event pack of rank " + std::to_string(rank)));
     }
     const auto blob = stmt.column_blob(2);
-    p.data.assign(blob.begin(), blob.end());
-    packs.push_back(std::move(p));
-  }
-  return packs;
-}
-
-runfile::PackReader reader(Db& db, std::int64_t run_id, const StoredPack& p) {
-  try {
-    return runfile::PackReader(p.data.data(), p.data.size(), p.count);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(
-        where(db, run_id, "event pack of rank " + std::to_string(p.rank) + ": " + e.what()));
+    try {
+      const runfile::PackReader pack(blob.data(), blob.size(), stmt.column_int(1));
+      f(rank, pack);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      if (what.rfind("run ", 0) == 0) throw;  // decode_pack's, the run already named
+      throw std::invalid_argument(
+          where(db, run_id, "event pack of rank " + std::to_string(rank) + ": " + what));
+    }
   }
 }
 
 // The packs' events into run.events in (step, rank, begin_ns) order without a sort: each pack
 // is one rank's events in (step, begin_ns) order, the packs come in rank order, so counting
-// the events per step places every one (a counting sort by step, stable).
-void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
-                EventSelection selection, RunData& run) {
+// the events per step (a first pass over the packs) places every one in the second (a
+// counting sort by step, stable).
+void load_packs(Db& db, bool store, std::int64_t run_id, EventSelection selection, RunData& run) {
   std::vector<std::int64_t> values;
   std::vector<Event> decoded;
   if (run.events.empty()) {
@@ -210,8 +200,7 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
     std::vector<std::int64_t> steps;
     std::vector<std::int64_t> kinds;
     auto each_step = [&](auto&& count) {
-      for (const StoredPack& p : packs) {
-        const runfile::PackReader pack = reader(db, run_id, p);
+      each_pack(db, store, run_id, [&](std::int32_t, const runfile::PackReader& pack) {
         steps.resize(pack.count());
         kinds.resize(pack.count());
         pack.column(runfile::kPackStep, steps.data());
@@ -221,7 +210,7 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
               kinds[i] == static_cast<std::int64_t>(EventKind::kStep))
             count(steps[i]);
         }
-      }
+      });
     };
     std::int64_t lo = 0;
     std::int64_t hi = -1;
@@ -242,9 +231,9 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
       bool ordered = true;
       bool any = false;
       Event previous;
-      for (StoredPack& p : packs) {
-        decode_pack(db, run_id, p.rank, reader(db, run_id, p), selection, run, values, decoded);
-        if (any && !decoded.empty() && previous.rank == p.rank &&
+      each_pack(db, store, run_id, [&](std::int32_t rank, const runfile::PackReader& pack) {
+        decode_pack(db, run_id, rank, pack, selection, run, values, decoded);
+        if (any && !decoded.empty() && previous.rank == rank &&
             std::tie(decoded.front().step, decoded.front().begin_ns) <
                 std::tie(previous.step, previous.begin_ns))
           ordered = false;
@@ -254,17 +243,15 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
         }
         for (const Event& e : decoded)
           run.events[next[static_cast<std::size_t>(e.step - lo)]++] = e;
-        p.data = {};  // freed as soon as placed
-      }
+      });
       if (!ordered) sort_events(run);
       return;
     }
   }
-  for (StoredPack& p : packs) {
-    decode_pack(db, run_id, p.rank, reader(db, run_id, p), selection, run, values, decoded);
+  each_pack(db, store, run_id, [&](std::int32_t rank, const runfile::PackReader& pack) {
+    decode_pack(db, run_id, rank, pack, selection, run, values, decoded);
     run.events.insert(run.events.end(), decoded.begin(), decoded.end());
-    p.data = {};
-  }
+  });
   sort_events(run);
 }
 
@@ -367,7 +354,7 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
     // Rows: a run file of format 2, or of format 3 written by the Python module.
     if (!store) load_event_rows(db, selection, run);
     if (store || format != "2") {
-      load_packs(db, read_packs(db, store, run_id), run_id, selection, run);
+      load_packs(db, store, run_id, selection, run);
     } else {
       sort_events(run);
     }

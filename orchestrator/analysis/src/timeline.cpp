@@ -51,6 +51,12 @@ Timeline build_timeline(const storage::RunData& run) {
     throw std::invalid_argument("run " + std::to_string(run.run_id) +
                                 " has no ranks or no clock model per rank: is it a run file?");
   }
+  if (run.events.size() > static_cast<std::size_t>(kMaxRunEvents)) {
+    throw std::invalid_argument("run " + std::to_string(run.run_id) + " holds " +
+                                std::to_string(run.events.size()) + " events, more than the " +
+                                std::to_string(kMaxRunEvents) +
+                                " one run's analysis can index (32-bit event indices)");
+  }
   Timeline t;
   t.run = &run;
   t.collectives = match_collectives(run);
@@ -58,19 +64,19 @@ Timeline build_timeline(const storage::RunData& run) {
 
   const std::size_t n = run.events.size();
   const auto ranks = static_cast<std::size_t>(run.ranks);
-  t.begin_ns.resize(n);
-  t.end_ns.resize(n);
+  std::vector<double> corrections(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) corrections[r] = t.alignment[r].correction_ns;
+  t.begin_ns = AlignedTimes(run, corrections, false);
+  t.end_ns = AlignedTimes(run, corrections, true);
   t.position.assign(n, -1);
   t.collective_of.assign(n, -1);
   t.by_begin.assign(ranks, {});
   for (std::size_t i = 0; i < n; ++i) {
     const storage::Event& e = run.events[i];
     if (e.rank < 0 || e.rank >= run.ranks) continue;
-    const auto r = static_cast<std::size_t>(e.rank);
-    const double correction = t.alignment[r].correction_ns;
-    t.begin_ns[i] = run.clocks[r].aligned(e.begin_ns) + correction;
-    t.end_ns[i] = run.clocks[r].aligned(e.end_ns) + correction;
-    if (e.kind != storage::EventKind::kStep) t.by_begin[r].push_back(static_cast<EventIndex>(i));
+    if (e.kind != storage::EventKind::kStep) {
+      t.by_begin[static_cast<std::size_t>(e.rank)].push_back(static_cast<EventIndex>(i));
+    }
   }
   for (std::size_t r = 0; r < ranks; ++r) {
     sort_almost_sorted(t.by_begin[r].begin(), t.by_begin[r].end(), [&](EventIndex a, EventIndex b) {
@@ -96,8 +102,6 @@ Timeline build_timeline(const storage::RunData& run) {
     }
   }
 
-  std::vector<double> corrections(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) corrections[r] = t.alignment[r].correction_ns;
   t.steps = step_times(run, corrections);
   std::unordered_map<std::int32_t, std::size_t> step_index;
   for (std::size_t s = 0; s < t.steps.size(); ++s) step_index[t.steps[s].step] = s;

@@ -6,6 +6,7 @@
 // (run_file.sql), the event columns, EventKind, the row structs and the writer.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -84,6 +85,16 @@ enum class Durability { kDurable, kScratch };
 // Throws std::runtime_error naming the path and the SQLite error on failure.
 void write_run_file(const std::string& path, const RunFileContents& contents,
                     Durability durability = Durability::kDurable);
+
+// The events of one rank, asked for by write_run_file rank by rank (0 .. ranks - 1): `out` is
+// to be filled with that rank's events (any order; they are packed in (step, begin) order).
+using RankEventSource = std::function<void(std::int32_t rank, std::vector<EventRecord>& out)>;
+
+// write_run_file for a source too large to hold every event as a record at once (131,072
+// simulated ranks): `header` gives everything but the events (its own events must be empty),
+// `events` each rank's in turn, packed and written before the next rank is asked for.
+void write_run_file(const std::string& path, const RunFileContents& header, std::int32_t ranks,
+                    const RankEventSource& events, Durability durability = Durability::kDurable);
 
 // What every run file's contents must satisfy before they are written (write_run_file) or
 // ingested without a file (the store's copy_run_contents): every event's name indexes `names`,
