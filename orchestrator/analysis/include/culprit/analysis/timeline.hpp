@@ -51,7 +51,11 @@ struct Timeline {
   // Per rank, the non-step events ordered by aligned begin, and the same set ordered by end.
   std::vector<std::vector<EventIndex>> by_begin;
   std::vector<std::vector<EventIndex>> by_end;
-  std::vector<std::int32_t> position;  // an event's index inside by_begin[rank]
+  // An event's index inside by_begin[its rank]: stored for collectives (the hot queries), a
+  // binary search for the rest (by_begin is in (begin, end) order; an index stored for every
+  // event would take 4 bytes each).
+  std::int32_t position(EventIndex e) const;
+  std::vector<std::vector<std::int32_t>> collective_position;  // [collective][rank]
   // Collective instances present on every rank, ordered by (step, seq).
   std::vector<CollectiveGroup> collectives;
   std::vector<std::int32_t> collective_of;  // event -> index into collectives, -1 otherwise
