@@ -68,26 +68,40 @@ void each_step_phases(const storage::RunData& run, F&& f) {
   for (const std::vector<EventIndex>& step : buckets) f(step);
 }
 
-// The relative deviation of every phase from its typical duration, pooled per name, one name at
-// a time (a name's are freed before the next's are gathered): the spread each name's sigma
-// comes from, without holding a deviation per event of the run at once.
+// The relative deviation of every phase from its typical duration, pooled per name: the spread
+// each name's sigma comes from. A run too large to keep its aligned times (AlignedTimes) gathers
+// one name's at a time (a pass over the events per name) rather than a deviation per event at
+// once; a median does not depend on the order of its values, so both give the same sigmas.
 void pooled_sigmas(const Timeline& t, PhaseStats& stats) {
   const storage::RunData& run = *t.run;
   std::vector<std::size_t> count(run.names.size(), 0);
   for (std::size_t i = 0; i < run.events.size(); ++i) {
     if (stats.typical_ns[i] > 0) ++count[run.events[i].name];
   }
-  std::vector<double> deviations;
-  for (std::size_t n = 0; n < count.size(); ++n) {
-    deviations.clear();
-    deviations.reserve(count[n]);
-    for (std::size_t i = 0; i < run.events.size() && count[n] > 0; ++i) {
+  const bool one_name_at_a_time = run.events.size() > kStoredAlignedEvents;
+  std::vector<std::vector<double>> deviations(one_name_at_a_time ? 1 : run.names.size());
+  auto gather = [&](std::size_t only_name) {
+    for (std::size_t i = 0; i < run.events.size(); ++i) {
       const double typical = stats.typical_ns[i];
-      if (run.events[i].name == n && typical > 0) {
-        deviations.push_back(t.duration_ns(static_cast<EventIndex>(i)) / typical - 1.0);
-      }
+      const std::size_t name = run.events[i].name;
+      if (!(typical > 0) || (one_name_at_a_time && name != only_name)) continue;
+      deviations[one_name_at_a_time ? 0 : name].push_back(
+          t.duration_ns(static_cast<EventIndex>(i)) / typical - 1.0);
     }
-    stats.sigma_relative[n] = robust_sigma_about_zero(deviations);
+  };
+  if (!one_name_at_a_time) {
+    for (std::size_t n = 0; n < count.size(); ++n) deviations[n].reserve(count[n]);
+    gather(0);
+    for (std::size_t n = 0; n < count.size(); ++n)
+      stats.sigma_relative[n] = robust_sigma_about_zero(deviations[n]);
+    return;
+  }
+  for (std::size_t n = 0; n < count.size(); ++n) {
+    if (count[n] == 0) continue;
+    deviations[0].clear();
+    deviations[0].reserve(count[n]);
+    gather(n);
+    stats.sigma_relative[n] = robust_sigma_about_zero(deviations[0]);
   }
 }
 

@@ -48,6 +48,7 @@ std::vector<CollectiveGroup> match_collectives(const storage::RunData& run) {
 
 std::int32_t Timeline::position(EventIndex e) const {
   const auto u = static_cast<std::size_t>(e);
+  if (!event_position.empty()) return event_position[u];
   const auto rank = static_cast<std::size_t>(event(e).rank);
   if (const std::int32_t k = collective_of[u]; k >= 0) {
     return collective_position[static_cast<std::size_t>(k)][rank];
@@ -121,6 +122,14 @@ Timeline build_timeline(const storage::RunData& run) {
   for (std::size_t k = 0; k < t.collectives.size(); ++k) {
     for (std::int32_t e : t.collectives[k].event) {
       t.collective_of[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(k);
+    }
+  }
+  if (n <= kStoredAlignedEvents) {
+    t.event_position.assign(n, -1);
+    for (std::size_t r = 0; r < ranks; ++r) {
+      for (std::size_t p = 0; p < t.by_begin[r].size(); ++p) {
+        t.event_position[static_cast<std::size_t>(t.by_begin[r][p])] = static_cast<std::int32_t>(p);
+      }
     }
   }
   t.collective_position.assign(t.collectives.size(), std::vector<std::int32_t>(ranks, -1));
