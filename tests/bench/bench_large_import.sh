@@ -24,7 +24,7 @@ fi
 bytes=$(du -cb "$job"/*.json | tail -1 | cut -f1)
 /usr/bin/time -v -o "$work/import.time" "$bin/culprit" import "$job" --db "$work/big.db" \
   --experiment big --label baseline > "$work/import.txt" 2>&1 || { cat "$work/import.txt"; exit 1; }
-awk -v gb="$(echo "$bytes / 1e9" | bc -l)" -F': ' '
+awk -v gb="$(awk -v b="$bytes" 'BEGIN {print b / 1e9}')" -F': ' '
   /User time/ {u = $2} /System time/ {s = $2} /Maximum resident/ {m = $2}
   /Elapsed \(wall clock\)/ {n = split($2, p, ":"); w = 0; for (i = 1; i <= n; i++) w = w * 60 + p[i]}
   END {printf "bench_large_import: %.2f GB of JSON: %7.2f s wall %7.2f s user %6.2f s sys %6.0f MiB peak\n",

@@ -23,9 +23,11 @@ failed=0
 stored_shapes=0
 for i in $(seq 1 "$shapes"); do
   layers=$(( RANDOM % 8 + 1 )) microbatches=$(( RANDOM % 4 + 1 )) steps=$(( RANDOM % 91 + 10 ))
-  # culprit-sim's events per rank and step: 3 GEMMs per layer and microbatch, 2 buckets'
-  # all-reduces, the optimizer and the step.
-  per_rank=$(( (steps + 2) * (3 * layers * microbatches + 4) ))
+  # Two gradient buckets, one where there is one layer (the manifest wants buckets <= layers).
+  buckets=$(( layers < 2 ? layers : 2 ))
+  # culprit-sim's events per rank and step: 3 GEMMs per layer and microbatch, an all-reduce per
+  # bucket, the optimizer and the step.
+  per_rank=$(( (steps + 2) * (3 * layers * microbatches + buckets + 2) ))
   cap=$(( max_events / per_rank ))
   [ "$cap" -gt 16384 ] && cap=16384
   [ "$cap" -lt 1 ] && cap=1
@@ -50,7 +52,7 @@ layers = $layers
 microbatches = $microbatches
 tokens = 128
 hidden = 256
-buckets = 2
+buckets = $buckets
 overlap = false
 compute = "gemm"
 TOML

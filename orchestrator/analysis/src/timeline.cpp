@@ -44,6 +44,29 @@ std::vector<CollectiveGroup> match_collectives(const storage::RunData& run) {
   return groups;
 }
 
+// Each event's index inside by_begin[its rank]: every event's in a run that keeps its aligned
+// times, else the collectives' only (Timeline::position searches for the rest).
+void index_positions(Timeline& t) {
+  const std::size_t n = t.run->events.size();
+  const auto ranks = static_cast<std::size_t>(t.run->ranks);
+  if (n <= kStoredAlignedEvents) {
+    t.event_position.assign(n, -1);
+    for (std::size_t r = 0; r < ranks; ++r) {
+      for (std::size_t p = 0; p < t.by_begin[r].size(); ++p) {
+        t.event_position[static_cast<std::size_t>(t.by_begin[r][p])] = static_cast<std::int32_t>(p);
+      }
+    }
+  }
+  t.collective_position.assign(t.collectives.size(), std::vector<std::int32_t>(ranks, -1));
+  for (std::size_t r = 0; r < ranks; ++r) {
+    for (std::size_t p = 0; p < t.by_begin[r].size(); ++p) {
+      const std::int32_t k = t.collective_of[static_cast<std::size_t>(t.by_begin[r][p])];
+      if (k >= 0)
+        t.collective_position[static_cast<std::size_t>(k)][r] = static_cast<std::int32_t>(p);
+    }
+  }
+}
+
 }  // namespace
 
 std::int32_t Timeline::position(EventIndex e) const {
@@ -124,22 +147,7 @@ Timeline build_timeline(const storage::RunData& run) {
       t.collective_of[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(k);
     }
   }
-  if (n <= kStoredAlignedEvents) {
-    t.event_position.assign(n, -1);
-    for (std::size_t r = 0; r < ranks; ++r) {
-      for (std::size_t p = 0; p < t.by_begin[r].size(); ++p) {
-        t.event_position[static_cast<std::size_t>(t.by_begin[r][p])] = static_cast<std::int32_t>(p);
-      }
-    }
-  }
-  t.collective_position.assign(t.collectives.size(), std::vector<std::int32_t>(ranks, -1));
-  for (std::size_t r = 0; r < ranks; ++r) {
-    for (std::size_t p = 0; p < t.by_begin[r].size(); ++p) {
-      const std::int32_t k = t.collective_of[static_cast<std::size_t>(t.by_begin[r][p])];
-      if (k >= 0)
-        t.collective_position[static_cast<std::size_t>(k)][r] = static_cast<std::int32_t>(p);
-    }
-  }
+  index_positions(t);
 
   t.steps = step_times(run, corrections);
   std::unordered_map<std::int32_t, std::size_t> step_index;
