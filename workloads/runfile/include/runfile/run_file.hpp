@@ -76,7 +76,7 @@ struct RunFileContents {
 
 // kDurable: the file is synced before the rename (a run file read after a crash). kScratch: no
 // fsync, for a file the same process reads back and removes (a hand-over to the store, whose
-// own commit is durable; culprit import now skips the file: storage::copy_run_contents); the
+// own commit is durable; culprit import now skips the file: storage::copy_run from memory); the
 // rename keeps it atomic.
 enum class Durability { kDurable, kScratch };
 
@@ -97,7 +97,7 @@ void write_run_file(const std::string& path, const RunFileContents& header, std:
                     const RankEventSource& events, Durability durability = Durability::kDurable);
 
 // What every run file's contents must satisfy before they are written (write_run_file) or
-// ingested without a file (the store's copy_run_contents): every event's name indexes `names`,
+// ingested without a file (the store's copy_run): every event's name indexes `names`,
 // no rank is negative, no name is interned twice, no rank has two clock models. Throws
 // std::runtime_error "<where>: ..." saying which.
 void check_contents(const RunFileContents& contents, const std::string& where);
