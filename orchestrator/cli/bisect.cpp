@@ -65,7 +65,8 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
   command->callback([&outcome, o] {
     const auto manifest = manifest::load_manifest(o->manifest);
     const std::string db_path = store_path(o->common, manifest.settings.db);
-    const std::string cache = o->cache.empty() ? db_path + ".builds" : o->cache;
+    const std::string cache =
+        o->cache.empty() ? storage::store_folder(db_path, storage::StoreFolder::kBuilds) : o->cache;
     auto versions = bisect::make_version_source(manifest, cache);
     auto db = storage::open_store(db_path);
     launch::ExecuteOptions execute;

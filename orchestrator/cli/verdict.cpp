@@ -29,7 +29,8 @@ struct VerdictOptions {
 int judge_checkout(const VerdictOptions& o) {
   const auto manifest = manifest::load_manifest(o.manifest);
   const std::string db_path = store_path(o.common, manifest.settings.db);
-  const std::string cache = o.cache.empty() ? db_path + ".builds" : o.cache;
+  const std::string cache =
+      o.cache.empty() ? storage::store_folder(db_path, storage::StoreFolder::kBuilds) : o.cache;
   const std::string checkout = o.checkout.empty() ? bisect::git_repository(manifest) : o.checkout;
   auto versions = bisect::make_checkout_source(manifest, cache, checkout);
   auto db = storage::open_store(db_path);

@@ -1,8 +1,10 @@
 #include "culprit/storage/ingest.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
+#include "ingest_parts.hpp"
 #include "runfile/packed.hpp"
 #include "runfile/run_file.hpp"
 
@@ -14,10 +16,6 @@ namespace {
 
 // Format 1 (kind and name as text in every row) is still read; its rows are interned here.
 constexpr int kOldestRunFileFormat = 1;
-
-constexpr const char* kClockColumns =
-    "rank, host, ref_ns, offset_ns, drift_ppm, uncertainty_ns, start_rtt_ns, end_rtt_ns, "
-    "exchanges";
 
 std::runtime_error bad_run_file(const std::string& path, const std::string& why) {
   return std::runtime_error("bad run file " + path + ": " + why);
@@ -136,127 +134,88 @@ runfile::EventRecord read_event_record(Statement& stmt) {
 }
 
 std::int64_t insert_packs(Db& store, std::int64_t run_id,
-                          const std::vector<runfile::EventRecord>& events) {
-  Statement insert(store,
-                   "INSERT INTO run_event_packs (run_id, rank, events, data) VALUES (?1, ?2, ?3, "
-                   "?4)");
-  insert.purpose("storing the event packs of run " + std::to_string(run_id));
+                          const std::vector<runfile::EventRecord>& events,
+                          IngestObserver* observer) {
+  return insert_events(store, run_id, events, "run " + std::to_string(run_id), observer);
+}
+
+std::int64_t insert_events(Db& store, std::int64_t run_id,
+                           const std::vector<runfile::EventRecord>& events,
+                           const std::string& where, IngestObserver* observer) {
+  PackInserter insert(store, run_id, run_name_count(store, run_id), where, observer);
   for (const runfile::EventPack& pack : runfile::pack_by_rank(events)) {
-    insert.bind(1, run_id).bind(2, std::int64_t{pack.rank}).bind(3, pack.count);
-    insert.bind_blob(4, pack.data);
-    insert.run();
+    insert.add(pack.rank, pack.count, pack.data);
   }
-  return static_cast<std::int64_t>(events.size());
+  return insert.events();
 }
 
-namespace {
-
-// Every event of the attached run file as records (kind and name ids of the store's run):
-// its rows, interned here for format 1, and its packs unpacked.
-std::vector<runfile::EventRecord> read_run_file_events(Db& store, const AttachedRunFile& file,
-                                                       std::int64_t run_id) {
-  std::vector<runfile::EventRecord> events;
-  {
-    Statement rows(store,
-                   file.format() == 1
-                       ? "SELECT e.rank, e.step, e.microbatch, e.layer, e.seq, k.id, n.id, "
-                         "e.begin_ns, e.end_ns, e.bytes, e.device, e.stream FROM run.events e "
-                         "JOIN event_kinds k ON k.name = e.kind "
-                         "JOIN run_event_names n ON n.run_id = ?1 AND n.name = e.name"
-                       : std::string("SELECT ") + kEventColumns + " FROM run.event_rows");
-    if (file.format() == 1) rows.bind(1, run_id);
-    while (rows.step()) events.push_back(read_event_record(rows));
-  }
-  if (file.format() >= 3) {
-    Statement packs(store, "SELECT rank, events, data FROM run.event_packs ORDER BY rank, rowid");
-    while (packs.step()) {
-      const auto blob = packs.column_blob(2);
-      try {
-        const runfile::PackReader reader(blob.data(), blob.size(), packs.column_int(1));
-        runfile::unpack_events(reader, static_cast<std::int32_t>(packs.column_int(0)), events);
-      } catch (const std::invalid_argument& e) {
-        throw std::runtime_error("bad run file " + file.path() + ": event pack of rank " +
-                                 std::to_string(packs.column_int(0)) + ": " + e.what());
-      }
-    }
-  }
-  return events;
+std::int64_t run_name_count(Db& store, std::int64_t run_id) {
+  Statement stmt(store, "SELECT coalesce(max(id), -1) + 1 FROM run_event_names WHERE run_id = ?1");
+  stmt.bind(1, run_id);
+  return stmt.step() ? stmt.column_int(0) : 0;
 }
 
-// The packs of a run file that has no rows, checked (header and size) but not decoded.
-void check_run_file_packs(Db& store, const AttachedRunFile& file) {
-  Statement packs(store,
-                  "SELECT rank, events, length(data), substr(data, 1, ?1) FROM run.event_packs");
-  packs.bind(1, static_cast<std::int64_t>(runfile::kPackHeaderBytes));
-  while (packs.step()) {
-    const std::int64_t rank = packs.column_int(0);
-    const std::int64_t count = packs.column_int(1);
-    const auto size = static_cast<std::size_t>(packs.column_int(2));
-    const auto header = packs.column_blob(3);
+PackInserter::PackInserter(Db& store, std::int64_t run_id, std::int64_t names, std::string where,
+                           IngestObserver* observer)
+    : insert_(store,
+              "INSERT INTO run_event_packs (run_id, rank, events, data) VALUES (?1, ?2, ?3, ?4)"),
+      run_id_(run_id),
+      names_(names),
+      where_(std::move(where)),
+      observer_(observer) {
+  insert_.purpose("storing the event packs of run " + std::to_string(run_id));
+}
+
+void PackInserter::add(std::int32_t rank, std::int64_t count, std::span<const unsigned char> data) {
+  insert_.bind(1, run_id_).bind(2, std::int64_t{rank}).bind(3, count);
+  insert_.bind_blob(4, data);
+  insert_.run();
+  events_ += count;
+  // Header and size checked by the caller (the writer's own packs, or a run file's).
+  const runfile::PackReader pack(data.data(), data.size(), count);
+  const std::size_t n = pack.count();
+  kinds_.resize(n);
+  names_of_.resize(n);
+  pack.column(runfile::kPackKind, kinds_.data());
+  pack.column(runfile::kPackName, names_of_.data());
+  for (std::size_t i = 0; i < n; ++i) {
     std::string why;
-    if (rank < 0) {
-      why = "a negative rank";
-    } else if (header.size() < runfile::kPackHeaderBytes || count < 0) {
-      why = "not an event pack";
-    } else {
-      std::size_t expected = runfile::kPackHeaderBytes;
-      for (int c = 0; c < runfile::kPackColumns; ++c) {
-        expected += static_cast<std::size_t>(count) * header[2 + static_cast<std::size_t>(c)];
-      }
-      if (header[0] != runfile::kPackLayout || header[1] != runfile::kPackColumns)
-        why = "layout " + std::to_string(header[0]) + ", this culprit reads " +
-              std::to_string(runfile::kPackLayout);
-      else if (expected != size)
-        why = std::to_string(size) + " bytes for " + std::to_string(count) + " events, not " +
-              std::to_string(expected);
-    }
-    if (!why.empty()) {
-      throw std::runtime_error("bad run file " + file.path() + ": event pack of rank " +
-                               std::to_string(rank) + ": " + why);
-    }
+    if (kinds_[i] < 0 || kinds_[i] >= runfile::kEventKindCount)
+      why = "event kind " + std::to_string(kinds_[i]) + " is not one of event_kinds";
+    else if (names_of_[i] < 0 || names_of_[i] >= names_)
+      why = "event name id " + std::to_string(names_of_[i]) + " is not in the names table";
+    if (!why.empty())
+      throw std::runtime_error(where_ + ": event pack of rank " + std::to_string(rank) + ": " +
+                               why);
+  }
+  if (observer_ == nullptr) return;
+  constexpr auto kStep = static_cast<std::int64_t>(runfile::EventKind::kStep);
+  if (std::find(kinds_.begin(), kinds_.end(), kStep) == kinds_.end()) return;
+  steps_.resize(n);
+  begins_.resize(n);
+  durations_.resize(n);
+  pack.column(runfile::kPackStep, steps_.data());
+  pack.column(runfile::kPackBegin, begins_.data());
+  pack.column(runfile::kPackDuration, durations_.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kinds_[i] != kStep) continue;
+    runfile::EventRecord e;
+    e.rank = rank;
+    e.kind = runfile::EventKind::kStep;
+    e.step = static_cast<std::int32_t>(steps_[i]);
+    e.begin_ns = begins_[i];
+    e.end_ns = static_cast<std::int64_t>(static_cast<std::uint64_t>(begins_[i]) +
+                                         static_cast<std::uint64_t>(durations_[i]));
+    observer_->step_event(e);
   }
 }
 
-}  // namespace
-
-std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t run_id) {
-  clear_run_data(store, run_id);
-  auto copy = [&](const std::string& what, const std::string& sql) {
-    Statement stmt(store, sql);
-    stmt.purpose("copying the run file's " + what + " into run " + std::to_string(run_id));
-    stmt.bind(1, run_id);
-    stmt.run();
-  };
-  copy("meta", "INSERT INTO run_meta (run_id, key, value) SELECT ?1, key, value FROM run.meta");
-  copy("configuration echo",
-       "INSERT INTO run_config_echo (run_id, json) SELECT ?1, json FROM run.config_echo");
-  copy("provenance",
-       "INSERT INTO provenance (run_id, rank, key, value) SELECT ?1, rank, key, value "
-       "FROM run.provenance");
-  copy("clock models", std::string("INSERT INTO clock_models (run_id, ") + kClockColumns +
-                           ") SELECT ?1, " + kClockColumns + " FROM run.clock_models");
-  if (file.format() == 1) {
-    // Format 1: names interned here (ids in name order), kinds through event_kinds.
-    copy("event names",
-         "INSERT INTO run_event_names (run_id, id, name) SELECT ?1, "
-         "row_number() OVER (ORDER BY name) - 1, name FROM (SELECT DISTINCT name FROM "
-         "run.events)");
-  } else {
-    copy("event names",
-         "INSERT INTO run_event_names (run_id, id, name) SELECT ?1, id, name FROM "
-         "run.event_names");
+std::int64_t copy_run(Db& store, RunSource source, std::int64_t run_id, IngestObserver* observer) {
+  if (const auto* file = std::get_if<const AttachedRunFile*>(&source)) {
+    return copy_run_file(store, **file, run_id, observer);
   }
-  const bool rows =
-      file.format() == 1 || store.query_int("SELECT 1 FROM run.event_rows LIMIT 1").has_value();
-  if (rows || file.format() < 3) {
-    return insert_packs(store, run_id, read_run_file_events(store, file, run_id));
-  }
-  // Packs only (the C++ writer): copied as they are, which is the whole ingest of the events.
-  check_run_file_packs(store, file);
-  copy("event packs",
-       "INSERT INTO run_event_packs (run_id, rank, events, data) SELECT ?1, rank, events, data "
-       "FROM run.event_packs ORDER BY rank, rowid");
-  return store.query_int("SELECT coalesce(sum(events), 0) FROM run.event_packs").value_or(0);
+  return copy_run_contents(store, *std::get<const runfile::RunFileContents*>(source), run_id,
+                           observer);
 }
 
 void replace_steps(Db& store, std::int64_t run_id, const std::vector<StepRow>& steps) {

@@ -1,15 +1,16 @@
-// Ingest without a run file: the contents a source built in memory (culprit import) land in the
-// same store rows as copy_run_file gives their run file, with no file written and read back.
+// copy_run without a run file: the contents a source built in memory (culprit import) land in
+// the same store rows as their run file gives, with no file written and read back.
 #include <stdexcept>
 
 #include "culprit/storage/ingest.hpp"
+#include "ingest_parts.hpp"
 #include "runfile/meta_keys.hpp"
 #include "runfile/packed.hpp"
 
 namespace culprit::storage {
 
 std::int64_t copy_run_contents(Db& store, const runfile::RunFileContents& contents,
-                               std::int64_t run_id) {
+                               std::int64_t run_id, IngestObserver* observer) {
   runfile::check_contents(contents, "run contents");
   clear_run_data(store, run_id);
   // As the run file holds them: meta.format_version first, then the meta in order (a key given
@@ -42,12 +43,24 @@ std::int64_t copy_run_contents(Db& store, const runfile::RunFileContents& conten
     clocks.bind(8, c.start_rtt_ns).bind(9, c.end_rtt_ns).bind(10, c.exchanges);
     clocks.run();
   }
+  if (observer != nullptr) {
+    std::vector<ClockModel> models;
+    models.reserve(contents.clocks.size());
+    for (const runfile::ClockModel& c : contents.clocks) {
+      models.push_back({.rank = c.rank,
+                        .ref_ns = c.ref_ns,
+                        .offset_ns = c.offset_ns,
+                        .drift_ppm = c.drift_ppm,
+                        .uncertainty_ns = c.uncertainty_ns});
+    }
+    observer->clock_models(models);
+  }
   Statement names(store, "INSERT INTO run_event_names (run_id, id, name) VALUES (?1, ?2, ?3)");
   for (std::size_t i = 0; i < contents.names.size(); ++i) {
     names.bind(1, run_id).bind(2, static_cast<std::int64_t>(i)).bind(3, contents.names[i]);
     names.run();
   }
-  return insert_packs(store, run_id, contents.events);
+  return insert_packs(store, run_id, contents.events, observer);
 }
 
 }  // namespace culprit::storage

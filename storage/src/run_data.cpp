@@ -163,48 +163,38 @@ void decode_pack(Db& db, std::int64_t run_id, std::int32_t rank, const runfile::
   }
 }
 
-struct StoredPack {
-  std::int32_t rank = 0;
-  std::int64_t count = 0;
-  std::vector<unsigned char> data;
-};
-
-// The packs of a run (store: run_event_packs of run_id; run file: event_packs), rank order.
-std::vector<StoredPack> read_packs(Db& db, bool store, std::int64_t run_id) {
+// Calls f(rank, pack) for each pack of a run (store: run_event_packs of run_id; run file:
+// event_packs) in rank order, read in place from SQLite's page: no pack is copied, so a run's
+// packs are never in memory together (2 GB at 131,072 ranks x 50 steps).
+template <class F>
+void each_pack(Db& db, bool store, std::int64_t run_id, F&& f) {
   Statement stmt(db, store ? "SELECT rank, events, data FROM run_event_packs WHERE run_id = ?1 "
                              "ORDER BY rank, id"
                            : "SELECT rank, events, data FROM event_packs ORDER BY rank, rowid");
   if (store) stmt.bind(1, run_id);
-  std::vector<StoredPack> packs;
   while (stmt.step()) {
-    StoredPack p;
-    p.rank = static_cast<std::int32_t>(stmt.column_int(0));
-    p.count = stmt.column_int(1);
-    if (p.rank < 0) {
-      throw std::invalid_argument(
-          where(db, run_id, "event pack of rank " + std::to_string(p.rank)));
+    const auto rank = static_cast<std::int32_t>(stmt.column_int(0));
+    if (rank < 0) {
+      throw std::invalid_argument(where(db, run_id, "event pack of rank " + std::to_string(rank)));
     }
     const auto blob = stmt.column_blob(2);
-    p.data.assign(blob.begin(), blob.end());
-    packs.push_back(std::move(p));
-  }
-  return packs;
-}
-
-runfile::PackReader reader(Db& db, std::int64_t run_id, const StoredPack& p) {
-  try {
-    return runfile::PackReader(p.data.data(), p.data.size(), p.count);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(
-        where(db, run_id, "event pack of rank " + std::to_string(p.rank) + ": " + e.what()));
+    try {
+      const runfile::PackReader pack(blob.data(), blob.size(), stmt.column_int(1));
+      f(rank, pack);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      if (what.rfind("run ", 0) == 0) throw;  // decode_pack's, the run already named
+      throw std::invalid_argument(
+          where(db, run_id, "event pack of rank " + std::to_string(rank) + ": " + what));
+    }
   }
 }
 
 // The packs' events into run.events in (step, rank, begin_ns) order without a sort: each pack
 // is one rank's events in (step, begin_ns) order, the packs come in rank order, so counting
-// the events per step places every one (a counting sort by step, stable).
-void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
-                EventSelection selection, RunData& run) {
+// the events per step (a first pass over the packs) places every one in the second (a
+// counting sort by step, stable).
+void load_packs(Db& db, bool store, std::int64_t run_id, EventSelection selection, RunData& run) {
   std::vector<std::int64_t> values;
   std::vector<Event> decoded;
   if (run.events.empty()) {
@@ -212,8 +202,7 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
     std::vector<std::int64_t> steps;
     std::vector<std::int64_t> kinds;
     auto each_step = [&](auto&& count) {
-      for (const StoredPack& p : packs) {
-        const runfile::PackReader pack = reader(db, run_id, p);
+      each_pack(db, store, run_id, [&](std::int32_t, const runfile::PackReader& pack) {
         steps.resize(pack.count());
         kinds.resize(pack.count());
         pack.column(runfile::kPackStep, steps.data());
@@ -223,7 +212,7 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
               kinds[i] == static_cast<std::int64_t>(EventKind::kStep))
             count(steps[i]);
         }
-      }
+      });
     };
     std::int64_t lo = 0;
     std::int64_t hi = -1;
@@ -244,9 +233,9 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
       bool ordered = true;
       bool any = false;
       Event previous;
-      for (StoredPack& p : packs) {
-        decode_pack(db, run_id, p.rank, reader(db, run_id, p), selection, run, values, decoded);
-        if (any && !decoded.empty() && previous.rank == p.rank &&
+      each_pack(db, store, run_id, [&](std::int32_t rank, const runfile::PackReader& pack) {
+        decode_pack(db, run_id, rank, pack, selection, run, values, decoded);
+        if (any && !decoded.empty() && previous.rank == rank &&
             std::tie(decoded.front().step, decoded.front().begin_ns) <
                 std::tie(previous.step, previous.begin_ns))
           ordered = false;
@@ -256,17 +245,15 @@ void load_packs(Db& db, std::vector<StoredPack> packs, std::int64_t run_id,
         }
         for (const Event& e : decoded)
           run.events[next[static_cast<std::size_t>(e.step - lo)]++] = e;
-        p.data = {};  // freed as soon as placed
-      }
+      });
       if (!ordered) sort_events(run);
       return;
     }
   }
-  for (StoredPack& p : packs) {
-    decode_pack(db, run_id, p.rank, reader(db, run_id, p), selection, run, values, decoded);
+  each_pack(db, store, run_id, [&](std::int32_t rank, const runfile::PackReader& pack) {
+    decode_pack(db, run_id, rank, pack, selection, run, values, decoded);
     run.events.insert(run.events.end(), decoded.begin(), decoded.end());
-    p.data = {};
-  }
+  });
   sort_events(run);
 }
 
@@ -329,6 +316,27 @@ void index_ranks(RunData& run, std::int32_t max_event_rank) {
   for (ClockModel& c : run.clocks) c.rank = run.position_of(c.rank);
 }
 
+// meta.ranks and meta.warmup_steps as whole numbers >= 0; `where` names the run ("...: ").
+RunCounts run_counts(const std::map<std::string, std::string>& meta, int ranks_fallback,
+                     const std::string& where) {
+  auto meta_int = [&](const char* key, int fallback) {
+    auto it = meta.find(key);
+    if (it == meta.end()) return fallback;
+    const std::string& text = it->second;
+    int value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+      throw std::invalid_argument(
+          where + "meta." + key + " = '" + text +
+          "' is not a whole number >= 0: the application that wrote the run file must record "
+          "it as one (or leave it out so that the manifest's experiment.warmup_steps decides)");
+    }
+    return value;
+  };
+  return {meta_int(runfile::meta::kRanks, ranks_fallback),
+          meta_int(runfile::meta::kWarmupSteps, 0)};
+}
+
 // `filter` is "" for a run file, or "WHERE run_id = ?1" for the store.
 RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelection selection) {
   RunData run;
@@ -369,31 +377,16 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
     // Rows: a run file of format 2, or of format 3 written by the Python module.
     if (!store) load_event_rows(db, selection, run);
     if (store || format != "2") {
-      load_packs(db, read_packs(db, store, run_id), run_id, selection, run);
+      load_packs(db, store, run_id, selection, run);
     } else {
       sort_events(run);
     }
   }
-  auto meta_int = [&](const char* key, int fallback) {
-    auto it = run.meta.find(key);
-    if (it == run.meta.end()) return fallback;
-    const std::string& text = it->second;
-    int value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-      throw std::invalid_argument(
-          (filter.empty() ? "run file " + db.path()
-                          : "run " + std::to_string(run_id) + " in " + db.path()) +
-          ": meta." + key + " = '" + text +
-          "' is not a whole number >= 0: the application that wrote the run file must record "
-          "it as one (or leave it out so that the manifest's experiment.warmup_steps decides)");
-    }
-    return value;
-  };
   int max_rank = -1;
   for (const Event& e : run.events) max_rank = std::max(max_rank, e.rank);
-  run.ranks = meta_int(runfile::meta::kRanks, max_rank + 1);
-  run.warmup_steps = meta_int(runfile::meta::kWarmupSteps, 0);
+  const RunCounts counts = run_counts(run.meta, max_rank + 1, where(db, run_id, ""));
+  run.ranks = counts.ranks;
+  run.warmup_steps = counts.warmup_steps;
   index_ranks(run, max_rank);
   // Index clocks by rank; a rank without a model is taken as already on rank 0's clock.
   std::vector<ClockModel> by_rank(static_cast<std::size_t>(std::max(run.ranks, 0)));
@@ -430,6 +423,14 @@ std::string RunData::rank_list() const {
   std::string out;
   for (std::int32_t id : rank_ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
   return out;
+}
+
+RunCounts load_run_counts(Db& store, std::int64_t run_id, int ranks_fallback) {
+  std::map<std::string, std::string> meta;
+  Statement stmt(store, "SELECT key, value FROM run_meta WHERE run_id = ?1 AND key IN (?2, ?3)");
+  stmt.bind_all(run_id, runfile::meta::kRanks, runfile::meta::kWarmupSteps);
+  while (stmt.step()) meta[stmt.column_text(0)] = stmt.column_text(1);
+  return run_counts(meta, ranks_fallback, where(store, run_id, ""));
 }
 
 RunData load_run(Db& store, std::int64_t run_id, EventSelection selection) {

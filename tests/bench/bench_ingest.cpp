@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     const double cpu = cpu_seconds();
     storage::AttachedRunFile file(*db, run_file);
     storage::Transaction tx(*db);
-    storage::copy_run_file(*db, file, run_id);
+    storage::copy_run(*db, &file, run_id);
     tx.commit();
     const double s = seconds(t);
     const double c = cpu_seconds() - cpu;

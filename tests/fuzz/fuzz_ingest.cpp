@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     storage::AttachedRunFile file(*f.store, f.run_file);
     storage::Transaction tx(*f.store);  // never committed: rolled back before the detach
-    storage::copy_run_file(*f.store, file, f.run_id);
+    storage::copy_run(*f.store, &file, f.run_id);
     const auto run = storage::load_run(*f.store, f.run_id);
     const auto steps = culprit::analysis::step_times(run);
     (void)culprit::analysis::median_step_ms(steps);

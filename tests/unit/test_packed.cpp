@@ -76,7 +76,7 @@ std::vector<runfile::EventRecord> awkward_events(int ranks, bool extreme = true)
   return events;
 }
 
-// A store holding one run (id 1) of one configuration, for copy_run_file.
+// A store holding one run (id 1) of one configuration, for copy_run.
 std::unique_ptr<Db> store_with_run(const std::string& path) {
   auto store = open_store(path);
   store->exec(
@@ -280,7 +280,7 @@ TEST_CASE("a format-2 run file (rows, no packs) is still loaded and ingested int
     {
       AttachedRunFile attached(*store, path);
       Transaction tx(*store);
-      CHECK(copy_run_file(*store, attached, 1) == static_cast<std::int64_t>(c.events.size()));
+      CHECK(copy_run(*store, &attached, 1) == static_cast<std::int64_t>(c.events.size()));
       tx.commit();
     }
     CHECK(store->query_int("SELECT count(*) FROM run_event_packs").value() == 2);
@@ -312,8 +312,7 @@ TEST_CASE("a run file with a damaged pack is refused at ingest, the store unchan
     auto store = store_with_run(store_path);
     AttachedRunFile attached(*store, path);
     Transaction tx(*store);
-    CHECK_THROWS_WITH(copy_run_file(*store, attached, 1),
-                      doctest::Contains("event pack of rank 1"));
+    CHECK_THROWS_WITH(copy_run(*store, &attached, 1), doctest::Contains("event pack of rank 1"));
   }
   CHECK_THROWS_WITH(load_run_file(path), doctest::Contains("event pack of rank 1"));
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
@@ -359,7 +358,7 @@ TEST_CASE("a rank with more than kPackMaxEvents events takes several packs, read
     {
       AttachedRunFile attached(*store, path);
       Transaction tx(*store);
-      CHECK(copy_run_file(*store, attached, 1) == static_cast<std::int64_t>(2 * n));
+      CHECK(copy_run(*store, &attached, 1) == static_cast<std::int64_t>(2 * n));
       tx.commit();
     }
     const RunData stored = load_run(*store, 1);
@@ -414,14 +413,14 @@ TEST_CASE("contents ingested from memory give the rows their run file gives") {
     auto store = store_with_run(by_file);
     AttachedRunFile attached(*store, path);
     Transaction tx(*store);
-    CHECK(copy_run_file(*store, attached, 1) == static_cast<std::int64_t>(c.events.size()));
+    CHECK(copy_run(*store, &attached, 1) == static_cast<std::int64_t>(c.events.size()));
     tx.commit();
     file_rows = run_rows(*store);
   }
   {
     auto store = store_with_run(by_memory);
     Transaction tx(*store);
-    CHECK(copy_run_contents(*store, c, 1) == static_cast<std::int64_t>(c.events.size()));
+    CHECK(copy_run(*store, &c, 1) == static_cast<std::int64_t>(c.events.size()));
     tx.commit();
     memory_rows = run_rows(*store);
   }
@@ -436,7 +435,7 @@ TEST_CASE("contents ingested from memory give the rows their run file gives") {
     bad.names.push_back("gemm.fwd");
     {
       Transaction tx(*store);
-      CHECK_THROWS_WITH(copy_run_contents(*store, bad, 1),
+      CHECK_THROWS_WITH(copy_run(*store, &bad, 1),
                         doctest::Contains("event name 'gemm.fwd' is interned twice"));
     }
     CHECK_THROWS_WITH(stepclock::write_run_file(temp("bad.run.db"), bad),
@@ -445,20 +444,111 @@ TEST_CASE("contents ingested from memory give the rows their run file gives") {
     bad.events[0].name = 3;
     {
       Transaction tx(*store);
-      CHECK_THROWS_WITH(copy_run_contents(*store, bad, 1),
+      CHECK_THROWS_WITH(copy_run(*store, &bad, 1),
                         doctest::Contains("event name index 3 is not interned"));
     }
     bad = c;
     bad.clocks.push_back(c.clocks[0]);
     {
       Transaction tx(*store);
-      CHECK_THROWS_WITH(copy_run_contents(*store, bad, 1),
-                        doctest::Contains("two clock models of rank 0"));
+      CHECK_THROWS_WITH(copy_run(*store, &bad, 1), doctest::Contains("two clock models of rank 0"));
     }
     CHECK(run_rows(*store) == memory_rows);
   }
   for (const std::string& p : {by_file, by_memory}) {
     for (const char* s : {"", "-wal", "-shm"}) fs::remove(p + s);
   }
+  fs::remove(path);
+}
+
+namespace {
+
+// What copy_run shows its observer, as text: the clock models, then each step event.
+class Recorder : public IngestObserver {
+ public:
+  void clock_models(const std::vector<ClockModel>& clocks) override {
+    for (const ClockModel& c : clocks) {
+      seen << "clock " << c.rank << ' ' << c.ref_ns << ' ' << c.offset_ns << ' ' << c.drift_ppm
+           << '\n';
+    }
+  }
+  void step_event(const runfile::EventRecord& e) override {
+    seen << "step " << e.rank << ' ' << e.step << ' ' << e.begin_ns << ' ' << e.end_ns << '\n';
+  }
+  std::ostringstream seen;
+};
+
+}  // namespace
+
+TEST_CASE("copy_run shows the step events it writes, as the stored run holds them") {
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "allreduce"};
+  c.events = awkward_events(3, false);
+  c.meta = {{"ranks", "3"}};
+  c.clocks = {{0, "h0", 5, 0.5, 1.25, 3.0, 10.0, 12.0, 7},
+              {2, "h2", 9, -2.5, 0.0, 1.0, 2.0, 3.0, 8}};
+  const std::string path = temp("observed.run.db");
+  stepclock::write_run_file(path, c);
+  const std::string by_file = temp("observed_file.db"), by_memory = temp("observed_memory.db");
+  Recorder from_file, from_memory;
+  std::string expected;
+  {
+    auto store = store_with_run(by_file);
+    {
+      AttachedRunFile attached(*store, path);
+      Transaction tx(*store);
+      copy_run(*store, &attached, 1, &from_file);
+      tx.commit();
+    }
+    // The oracle: the step events read back from the store, in rank then step order.
+    std::ostringstream text;
+    text << "clock 0 5 0.5 1.25\nclock 2 9 -2.5 0\n";
+    std::vector<Event> steps;
+    for (const Event& e : load_run(*store, 1).events) {
+      if (e.kind == EventKind::kStep) steps.push_back(e);
+    }
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const Event& a, const Event& b) { return a.rank < b.rank; });
+    for (const Event& e : steps) {
+      text << "step " << e.rank << ' ' << e.step << ' ' << e.begin_ns << ' ' << e.end_ns << '\n';
+    }
+    expected = text.str();
+  }
+  {
+    auto store = store_with_run(by_memory);
+    Transaction tx(*store);
+    copy_run(*store, &c, 1, &from_memory);
+  }
+  // awkward_events: kind step is every fourth event (i == 3), on each of 3 ranks x 5 steps.
+  CHECK(std::count(expected.begin(), expected.end(), '\n') == 2 + 15);
+  CHECK(from_file.seen.str() == expected);
+  CHECK(from_memory.seen.str() == expected);
+  for (const std::string& p : {by_file, by_memory}) {
+    for (const char* s : {"", "-wal", "-shm"}) fs::remove(p + s);
+  }
+  fs::remove(path);
+}
+
+TEST_CASE("a run file whose pack names an event name it lacks is refused at ingest") {
+  const std::string path = temp("unnamed.run.db");
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "allreduce"};
+  c.events = awkward_events(2);
+  stepclock::write_run_file(path, c);
+  {
+    Db file(path);
+    file.exec("DELETE FROM event_names WHERE id = 2");
+  }
+  const std::string store_path = temp("unnamed.db");
+  {
+    auto store = store_with_run(store_path);
+    AttachedRunFile attached(*store, path);
+    Transaction tx(*store);
+    const std::string expected = "bad run file " + path +
+                                 ": event pack of rank 0: event name id 2 is not in the names "
+                                 "table";
+    CHECK_THROWS_WITH(copy_run(*store, &attached, 1), doctest::Contains(expected.c_str()));
+  }
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
   fs::remove(path);
 }

@@ -59,16 +59,16 @@ double aligned(const stepclock::ClockModel& m, std::int64_t raw) {
          m.drift_ppm * 1e-6 * static_cast<double>(raw - m.ref_ns);
 }
 
-const EventRecord& find(const sim::SimulatedRun& run, int rank, int step, std::string_view name,
-                        int layer = -1, int seq = -1, int microbatch = -1) {
-  for (const EventRecord& e : run.events) {
+EventRecord find(const sim::SimulatedRun& run, int rank, int step, std::string_view name,
+                 int layer = -1, int seq = -1, int microbatch = -1) {
+  for (const EventRecord& e : run.all_events()) {
     if (e.rank == rank && e.step == step && run.names[e.name] == name && e.layer == layer &&
         e.seq == seq && (microbatch < 0 || e.microbatch == microbatch)) {
       return e;
     }
   }
   FAIL("no event " << name << " on rank " << rank << " step " << step);
-  return run.events.front();
+  return run.event(0);
 }
 
 double duration_ms(const sim::SimulatedRun& run, const EventRecord& e) {
@@ -96,17 +96,17 @@ TEST_CASE("events follow the step schedule: names, identifiers and one step even
   const auto schedule = stepmodel::step_schedule(c.model);
   const int steps = c.warmup_steps + c.steps;
   REQUIRE(run.events_per_rank_step == static_cast<int>(schedule.size()) + 1);
-  REQUIRE(run.events.size() == static_cast<std::size_t>(c.ranks * steps) * (schedule.size() + 1));
+  REQUIRE(run.event_count() == static_cast<std::size_t>(c.ranks * steps) * (schedule.size() + 1));
   std::size_t i = 0;
   for (int r = 0; r < c.ranks; ++r) {
     for (int s = 0; s < steps; ++s) {
-      const EventRecord& step_event = run.events[i++];
+      const EventRecord& step_event = run.event(i++);
       CHECK(run.names[step_event.name] == "step");
       CHECK(step_event.kind == EventKind::kStep);
       CHECK(step_event.rank == r);
       CHECK(step_event.step == s);
       for (const stepmodel::Phase& p : schedule) {
-        const EventRecord& e = run.events[i++];
+        const EventRecord& e = run.event(i++);
         CHECK(run.names[e.name] == p.name);
         CHECK(e.rank == r);
         CHECK(e.step == s);
@@ -227,10 +227,10 @@ TEST_CASE("a fixed seed gives identical events; another seed gives other noise")
   const sim::SimulatedRun a = sim::simulate(c);
   const sim::SimulatedRun b = sim::simulate(c);
   auto same = [](const sim::SimulatedRun& x, const sim::SimulatedRun& y) {
-    if (x.events.size() != y.events.size()) return false;
-    for (std::size_t i = 0; i < x.events.size(); ++i) {
-      const EventRecord& e = x.events[i];
-      const EventRecord& f = y.events[i];
+    if (x.event_count() != y.event_count()) return false;
+    for (std::size_t i = 0; i < x.event_count(); ++i) {
+      const EventRecord e = x.event(i);
+      const EventRecord f = y.event(i);
       if (e.begin_ns != f.begin_ns || e.end_ns != f.end_ns || e.name != f.name ||
           e.rank != f.rank || e.step != f.step || e.layer != f.layer || e.seq != f.seq) {
         return false;
@@ -242,7 +242,7 @@ TEST_CASE("a fixed seed gives identical events; another seed gives other noise")
   c.seed = 8;
   const sim::SimulatedRun other = sim::simulate(c);
   CHECK_FALSE(same(a, other));
-  CHECK(other.events.size() == a.events.size());
+  CHECK(other.event_count() == a.event_count());
 }
 
 TEST_CASE("phase jitter is lognormal with the configured CV around the model's duration") {
@@ -253,7 +253,7 @@ TEST_CASE("phase jitter is lognormal with the configured CV around the model's d
   const sim::SimulatedRun run = sim::simulate(c);
   double sum = 0, sum2 = 0;
   int n = 0;
-  for (const EventRecord& e : run.events) {
+  for (const EventRecord& e : run.all_events()) {
     if (run.names[e.name] != "gemm.fwd") continue;
     const double ms = duration_ms(run, e);
     sum += ms;
@@ -336,6 +336,51 @@ TEST_CASE("the run file carries the contract's meta keys with deterministic time
   CHECK(sqlite3_column_int64(stmt, 2) == 8);
   sqlite3_finalize(stmt);
   sqlite3_close(db);
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Every table of a run file as text (packs as hex), in a fixed order.
+std::string file_text(const std::string& path) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  std::string text;
+  for (const char* sql :
+       {"SELECT key || '=' || value FROM meta ORDER BY key",
+        "SELECT rank || ' ' || key || '=' || value FROM provenance ORDER BY rank, key",
+        "SELECT rank || ' ' || ref_ns || ' ' || offset_ns FROM clock_models ORDER BY rank",
+        "SELECT id || ' ' || name FROM event_names ORDER BY id",
+        "SELECT rank || ' ' || events || ' ' || hex(data) FROM event_packs ORDER BY rowid"}) {
+    sqlite3_stmt* stmt = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK);
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      text += reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+      text += '\n';
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("the run file written a rank at a time is the one the whole contents give") {
+  stepmodel::RunConfig c = exact_config();
+  c.ranks = 5;
+  c.model.noise_cv = 0.05;
+  const sim::SimulatedRun run = sim::simulate(c);
+  CHECK(run.times.size() == run.event_count());
+  const sim::SimProvenance provenance{"culprit-sim --config a", "h"};
+  auto dir = std::filesystem::temp_directory_path() / "culprit_unit_sim_stream";
+  std::filesystem::create_directories(dir);
+  const std::string whole = (dir / "whole.db").string(), streamed = (dir / "streamed.db").string();
+  stepclock::write_run_file(whole, sim::to_run_file(run, c, "{}", provenance));
+  sim::write_run_file(streamed, run, c, "{}", provenance);
+  const std::string expected = file_text(whole);
+  CHECK(expected.find("4 " + std::to_string(run.event_count() / 5) + " ") != std::string::npos);
+  CHECK(file_text(streamed) == expected);
   std::filesystem::remove_all(dir);
 }
 

@@ -69,3 +69,41 @@ TEST_CASE("item 6 (#38): a run without a steady step says why") {
         "step 1 was recorded by 1 of the 2 ranks: a step not every rank finished ends the run's "
         "usable steps");
 }
+
+TEST_CASE("StepTimesBuilder folds step events in any rank order as step_times does") {
+  storage::RunData run;
+  run.ranks = 3;
+  run.warmup_steps = 1;
+  run.clocks.resize(3);
+  for (int r = 0; r < 3; ++r) run.clocks[static_cast<std::size_t>(r)].rank = r;
+  run.clocks[2].offset_ns = -500;
+  run.clocks[2].drift_ppm = 20;
+  for (int step = 0; step < 4; ++step) {
+    for (int rank = 0; rank < 3; ++rank) {
+      const std::int64_t begin = step * 1'000'000 + rank * 7'000;
+      run.events.push_back(step_event(rank, step, begin, begin + 900'000 + (rank == 1) * 50'000));
+    }
+  }
+  const auto loaded = analysis::step_times(run);
+  REQUIRE(loaded.size() == 4);
+  // Rank-major, as the store's copy of a run shows them; clocks handed over out of order.
+  analysis::StepTimesBuilder builder({run.clocks[2], run.clocks[0], run.clocks[1]});
+  for (int rank = 2; rank >= 0; --rank) {
+    for (const storage::Event& e : run.events) {
+      if (e.rank == rank) builder.add(e.rank, e.step, e.begin_ns, e.end_ns);
+    }
+  }
+  const auto folded = builder.finish(3, 1);
+  REQUIRE(folded.size() == loaded.size());
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    CHECK(folded[i].step == loaded[i].step);
+    CHECK(folded[i].time_ms == loaded[i].time_ms);
+    CHECK(folded[i].boundary_ns == loaded[i].boundary_ns);
+    CHECK(folded[i].last_rank == loaded[i].last_rank);
+    CHECK(folded[i].warmup == loaded[i].warmup);
+  }
+  CHECK(loaded[1].last_rank == 1);
+  CHECK_THROWS_WITH(builder.finish(2, 1),
+                    "step events of 3 ranks (the highest 2) in a run of 2 ranks (meta.ranks): "
+                    "the run file's ranks and events disagree");
+}

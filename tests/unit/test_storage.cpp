@@ -274,7 +274,7 @@ TEST_CASE("a run file is ingested whole under its run id") {
     AttachedRunFile attached(*db, file);
     CHECK(attached.event_count() == 12);
     Transaction tx(*db);
-    CHECK(copy_run_file(*db, attached, run.id) == 12);
+    CHECK(copy_run(*db, &attached, run.id) == 12);
     replace_steps(*db, run.id, {{1, 1.0, 2e6, 2, false}});
     tx.commit();
   }
@@ -291,7 +291,7 @@ TEST_CASE("a run file is ingested whole under its run id") {
   SUBCASE("ingesting again replaces instead of duplicating") {
     AttachedRunFile attached(*db, file);
     Transaction tx(*db);
-    copy_run_file(*db, attached, run.id);
+    copy_run(*db, &attached, run.id);
     tx.commit();
     CHECK(db->query_int("SELECT coalesce(sum(events), 0) FROM run_event_packs").value() == 12);
     CHECK(db->query_int("SELECT count(*) FROM run_event_names").value() == 1);
@@ -397,7 +397,7 @@ TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
     {
       AttachedRunFile attached(*db, file);
       Transaction tx(*db);
-      copy_run_file(*db, attached, run.id);
+      copy_run(*db, &attached, run.id);
       tx.commit();
     }
     RunFinish finish;
@@ -608,7 +608,7 @@ TEST_CASE("a format-1 run file is still loaded and ingested") {
     CHECK(attached.format() == 1);
     CHECK(attached.event_count() == 3);
     Transaction tx(*db);
-    CHECK(copy_run_file(*db, attached, run.id) == 3);
+    CHECK(copy_run(*db, &attached, run.id) == 3);
     tx.commit();
   }
   const RunData stored = load_run(*db, run.id);
@@ -803,4 +803,10 @@ TEST_CASE("migration 7: older settings read as unknown block and looks; a lost [
   REQUIRE(reduced.has_value());
   CHECK(reduced->reduced_from_lost);
   CHECK_FALSE(reduced->reduced_from.has_value());
+}
+
+TEST_CASE("the folders beside a store are named after it by one rule") {
+  CHECK(store_folder("/w/s.db", StoreFolder::kRuns) == "/w/s.db.runs");
+  CHECK(store_folder("/w/s.db", StoreFolder::kBuilds) == "/w/s.db.builds");
+  CHECK(store_folder("rel/s.db", StoreFolder::kSlurm) == "rel/s.db.slurm");
 }

@@ -119,8 +119,7 @@ class CriticalPathWalk {
   int late_call(int rank, EventIndex x, int arrived_at, double gap_end) const {
     if (arrived_at >= 0) return arrived_at;
     const auto& order = t_.by_begin[static_cast<std::size_t>(rank)];
-    for (auto p = static_cast<std::size_t>(t_.position[static_cast<std::size_t>(x)]) + 1;
-         p < order.size(); ++p) {
+    for (auto p = static_cast<std::size_t>(t_.position(x)) + 1; p < order.size(); ++p) {
       const auto e = static_cast<std::size_t>(order[p]);
       if (t_.begin_ns[e] > gap_end) break;
       if (t_.collective_of[e] >= 0) return t_.collective_of[e];

@@ -33,23 +33,76 @@ std::uint64_t instance_key(const storage::Event& e) {
 }
 
 // Groups phase events by step, preserving the common case of events already ordered by step.
-std::vector<std::vector<EventIndex>> phases_by_step(const storage::RunData& run) {
+// Calls f(phases) with each step's phase events (index order), steps in order of first
+// appearance. Events in step order (RunData's order) are walked a step at a time, so only one
+// step's indices are held; otherwise every step's are gathered first.
+template <typename F>
+void each_step_phases(const storage::RunData& run, F&& f) {
+  auto kept = [&](const storage::Event& e) {
+    return is_phase(e) && e.rank >= 0 && e.rank < run.ranks;
+  };
+  const bool by_step = std::is_sorted(
+      run.events.begin(), run.events.end(),
+      [](const storage::Event& a, const storage::Event& b) { return a.step < b.step; });
+  if (by_step) {
+    std::vector<EventIndex> step;
+    for (std::size_t i = 0; i < run.events.size();) {
+      const std::int32_t number = run.events[i].step;
+      step.clear();
+      for (; i < run.events.size() && run.events[i].step == number; ++i) {
+        if (kept(run.events[i])) step.push_back(static_cast<EventIndex>(i));
+      }
+      if (!step.empty()) f(step);
+    }
+    return;
+  }
   std::unordered_map<std::int32_t, std::size_t> bucket_of;
   std::vector<std::vector<EventIndex>> buckets;
-  std::int32_t cached_step = 0;
-  std::size_t cached = static_cast<std::size_t>(-1);
   for (std::size_t i = 0; i < run.events.size(); ++i) {
     const storage::Event& e = run.events[i];
-    if (!is_phase(e) || e.rank < 0 || e.rank >= run.ranks) continue;
-    if (cached == static_cast<std::size_t>(-1) || e.step != cached_step) {
-      auto [it, inserted] = bucket_of.try_emplace(e.step, buckets.size());
-      if (inserted) buckets.emplace_back();
-      cached_step = e.step;
-      cached = it->second;
-    }
-    buckets[cached].push_back(static_cast<EventIndex>(i));
+    if (!kept(e)) continue;
+    auto [it, inserted] = bucket_of.try_emplace(e.step, buckets.size());
+    if (inserted) buckets.emplace_back();
+    buckets[it->second].push_back(static_cast<EventIndex>(i));
   }
-  return buckets;
+  for (const std::vector<EventIndex>& step : buckets) f(step);
+}
+
+// The relative deviation of every phase from its typical duration, pooled per name: the spread
+// each name's sigma comes from. A run too large to keep its aligned times (AlignedTimes) gathers
+// one name's at a time (a pass over the events per name) rather than a deviation per event at
+// once; a median does not depend on the order of its values, so both give the same sigmas.
+void pooled_sigmas(const Timeline& t, PhaseStats& stats) {
+  const storage::RunData& run = *t.run;
+  std::vector<std::size_t> count(run.names.size(), 0);
+  for (std::size_t i = 0; i < run.events.size(); ++i) {
+    if (stats.typical_ns[i] > 0) ++count[run.events[i].name];
+  }
+  const bool one_name_at_a_time = run.events.size() > kStoredAlignedEvents;
+  std::vector<std::vector<double>> deviations(one_name_at_a_time ? 1 : run.names.size());
+  auto gather = [&](std::size_t only_name) {
+    for (std::size_t i = 0; i < run.events.size(); ++i) {
+      const double typical = stats.typical_ns[i];
+      const std::size_t name = run.events[i].name;
+      if (!(typical > 0) || (one_name_at_a_time && name != only_name)) continue;
+      deviations[one_name_at_a_time ? 0 : name].push_back(
+          t.duration_ns(static_cast<EventIndex>(i)) / typical - 1.0);
+    }
+  };
+  if (!one_name_at_a_time) {
+    for (std::size_t n = 0; n < count.size(); ++n) deviations[n].reserve(count[n]);
+    gather(0);
+    for (std::size_t n = 0; n < count.size(); ++n)
+      stats.sigma_relative[n] = robust_sigma_about_zero(deviations[n]);
+    return;
+  }
+  for (std::size_t n = 0; n < count.size(); ++n) {
+    if (count[n] == 0) continue;
+    deviations[0].clear();
+    deviations[0].reserve(count[n]);
+    gather(n);
+    stats.sigma_relative[n] = robust_sigma_about_zero(deviations[0]);
+  }
 }
 
 int steady_steps(const Timeline& t) {
@@ -198,7 +251,7 @@ void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
   std::vector<double> sorted;
   std::vector<int> group_ranks;
   std::vector<double> scratch;
-  for (const std::vector<EventIndex>& step : phases_by_step(run)) {
+  each_step_phases(run, [&](const std::vector<EventIndex>& step) {
     const bool steady = !step.empty() && t.event(step.front()).step >= run.warmup_steps;
     groups.build(t, step);
     for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -210,11 +263,9 @@ void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
         for (EventIndex e : members) sorted.push_back(t.duration_ns(e));
         const LeaveOneOutMedian peers(sorted, scratch);
         for (std::size_t i = 0; i < members.size(); ++i) {
-          const double typical = peers.of(sorted[i]);
-          stats.typical_ns[static_cast<std::size_t>(members[i])] = typical;
-          if (typical > 0) deviations[name].push_back(sorted[i] / typical - 1.0);
+          stats.typical_ns[static_cast<std::size_t>(members[i])] = peers.of(sorted[i]);
         }
-        continue;
+        continue;  // the deviations: pooled_sigmas, once every typical duration is known
       }
       group.clear();
       for (EventIndex e : members) group.emplace_back(t.duration_ns(e), e);
@@ -240,12 +291,12 @@ void typical_durations(const Timeline& t, SmallWorld world, PhaseStats& stats) {
           series[{name, group_ranks[i], groups.key(g)}].push_back(sorted[i]);
       }
     }
-  }
+  });
   stats.sigma_relative.assign(run.names.size(), 0.0);
+  if (world == SmallWorld::kNone) return pooled_sigmas(t, stats);
   for (std::size_t n = 0; n < deviations.size(); ++n) {
     stats.sigma_relative[n] = robust_sigma_about_zero(deviations[n]);
   }
-  if (world == SmallWorld::kNone) return;
   if (world == SmallWorld::kSteps) {
     std::vector<std::vector<std::vector<double>>> own(run.names.size(),
                                                       std::vector<std::vector<double>>(ranks));
@@ -291,8 +342,7 @@ void arrival_gaps(const Timeline& t, const std::vector<CollectiveTiming>& collec
     for (std::size_t r = 0; r < ranks; ++r) {
       const EventIndex e = t.collectives[k].event[r];
       const double arrival = collectives[k].arrival_ns[r];
-      const double end =
-          previous_end(t, static_cast<int>(r), t.position[static_cast<std::size_t>(e)], arrival);
+      const double end = previous_end(t, static_cast<int>(r), t.position(e), arrival);
       if (std::isnan(end)) continue;
       stats.gap_ns[k][r] = arrival - end;
       values.push_back(arrival - end);

@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
 namespace culprit::analysis {
+namespace {
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+}  // namespace
 
 std::vector<StepTime> step_times(const storage::RunData& run) {
   return step_times(run, {});
@@ -15,39 +20,74 @@ std::vector<StepTime> step_times(const storage::RunData& run) {
 
 std::vector<StepTime> step_times(const storage::RunData& run,
                                  const std::vector<double>& correction_ns) {
-  auto aligned = [&](const storage::Event& e, std::int64_t t) {
-    const auto r = static_cast<std::size_t>(e.rank);
-    return run.clocks.at(r).aligned(t) + (correction_ns.empty() ? 0.0 : correction_ns.at(r));
-  };
-  struct Extent {
-    double latest_begin = -std::numeric_limits<double>::infinity();
-    double latest_end = -std::numeric_limits<double>::infinity();
-    int last_rank = -1;
-    int ranks_seen = 0;
-  };
-  std::map<int, Extent> by_step;
+  StepTimesBuilder builder(run.clocks, correction_ns);
   for (const storage::Event& e : run.events) {
-    if (e.kind != storage::EventKind::kStep) continue;
-    Extent& x = by_step[e.step];
-    x.latest_begin = std::max(x.latest_begin, aligned(e, e.begin_ns));
-    const double end = aligned(e, e.end_ns);
-    if (end > x.latest_end) {
-      x.latest_end = end;
-      x.last_rank = e.rank;
+    if (e.kind == storage::EventKind::kStep) builder.add(e.rank, e.step, e.begin_ns, e.end_ns);
+  }
+  return builder.finish(run.ranks, run.warmup_steps);
+}
+
+StepTimesBuilder::StepTimesBuilder(const std::vector<storage::ClockModel>& clocks,
+                                   std::vector<double> correction_ns)
+    : correction_ns_(std::move(correction_ns)) {
+  for (const storage::ClockModel& c : clocks) {
+    if (c.rank < 0) continue;
+    const auto r = static_cast<std::size_t>(c.rank);
+    if (r >= clocks_.size()) {
+      const std::size_t from = clocks_.size();
+      clocks_.resize(r + 1);
+      for (std::size_t i = from; i < clocks_.size(); ++i) {
+        clocks_[i].rank = static_cast<std::int32_t>(i);
+      }
     }
-    ++x.ranks_seen;
+    clocks_[r] = c;
+  }
+}
+
+double StepTimesBuilder::aligned(int rank, std::int64_t t) const {
+  const auto r = static_cast<std::size_t>(rank);
+  const double clock = r < clocks_.size() ? clocks_[r].aligned(t) : static_cast<double>(t);
+  return clock + (r < correction_ns_.size() ? correction_ns_[r] : 0.0);
+}
+
+void StepTimesBuilder::add(int rank, int step, std::int64_t begin_ns, std::int64_t end_ns) {
+  auto [it, inserted] = by_step_.try_emplace(step, Extent{-kInfinity, -kInfinity});
+  Extent& x = it->second;
+  x.latest_begin = std::max(x.latest_begin, aligned(rank, begin_ns));
+  const double end = aligned(rank, end_ns);
+  if (end > x.latest_end) {
+    x.latest_end = end;
+    x.last_rank = rank;
+  }
+  ++x.ranks_seen;
+  max_rank_ = std::max(max_rank_, rank);
+  if (rank >= 0) {
+    const auto r = static_cast<std::size_t>(rank);
+    if (r >= rank_seen_.size()) rank_seen_.resize(r + 1, false);
+    if (!rank_seen_[r]) ++distinct_ranks_;
+    rank_seen_[r] = true;
+  }
+}
+
+std::vector<StepTime> StepTimesBuilder::finish(int ranks, int warmup_steps) const {
+  // Ranks are counted, not bounded: a partial import keeps the job's ids (ranks 2 and 3 of 4).
+  if (distinct_ranks_ > ranks) {
+    throw std::invalid_argument("step events of " + std::to_string(distinct_ranks_) +
+                                " ranks (the highest " + std::to_string(max_rank_) +
+                                ") in a run of " + std::to_string(ranks) +
+                                " ranks (meta.ranks): the run file's ranks and events disagree");
   }
   std::vector<StepTime> result;
   double previous = std::numeric_limits<double>::quiet_NaN();
-  for (const auto& [step, x] : by_step) {
-    if (x.ranks_seen < run.ranks) break;  // an incomplete step ends the usable timeline
+  for (const auto& [step, x] : by_step_) {
+    if (x.ranks_seen < ranks) break;  // an incomplete step ends the usable timeline
     const double start = std::isnan(previous) ? x.latest_begin : previous;
     StepTime t;
     t.step = step;
     t.boundary_ns = x.latest_end;
     t.time_ms = (x.latest_end - start) / 1e6;
     t.last_rank = x.last_rank;
-    t.warmup = step < run.warmup_steps;
+    t.warmup = step < warmup_steps;
     result.push_back(t);
     previous = x.latest_end;
   }

@@ -44,12 +44,59 @@ std::vector<CollectiveGroup> match_collectives(const storage::RunData& run) {
   return groups;
 }
 
+// Each event's index inside by_begin[its rank]: every event's in a run that keeps its aligned
+// times, else the collectives' only (Timeline::position searches for the rest).
+void index_positions(Timeline& t) {
+  const std::size_t n = t.run->events.size();
+  const auto ranks = static_cast<std::size_t>(t.run->ranks);
+  if (n <= kStoredAlignedEvents) {
+    t.event_position.assign(n, -1);
+    for (std::size_t r = 0; r < ranks; ++r) {
+      for (std::size_t p = 0; p < t.by_begin[r].size(); ++p) {
+        t.event_position[static_cast<std::size_t>(t.by_begin[r][p])] = static_cast<std::int32_t>(p);
+      }
+    }
+  }
+  t.collective_position.assign(t.collectives.size(), std::vector<std::int32_t>(ranks, -1));
+  for (std::size_t r = 0; r < ranks; ++r) {
+    for (std::size_t p = 0; p < t.by_begin[r].size(); ++p) {
+      const std::int32_t k = t.collective_of[static_cast<std::size_t>(t.by_begin[r][p])];
+      if (k >= 0)
+        t.collective_position[static_cast<std::size_t>(k)][r] = static_cast<std::int32_t>(p);
+    }
+  }
+}
+
 }  // namespace
+
+std::int32_t Timeline::position(EventIndex e) const {
+  const auto u = static_cast<std::size_t>(e);
+  if (!event_position.empty()) return event_position[u];
+  const auto rank = static_cast<std::size_t>(event(e).rank);
+  if (const std::int32_t k = collective_of[u]; k >= 0) {
+    return collective_position[static_cast<std::size_t>(k)][rank];
+  }
+  const std::vector<EventIndex>& order = by_begin[rank];
+  const double begin = begin_ns[u];
+  const double end = end_ns[u];
+  auto at = std::lower_bound(order.begin(), order.end(), e, [&](EventIndex a, EventIndex) {
+    const auto ua = static_cast<std::size_t>(a);
+    return begin_ns[ua] != begin ? begin_ns[ua] < begin : end_ns[ua] < end;
+  });
+  while (at != order.end() && *at != e) ++at;  // events of equal times: find this one
+  return at == order.end() ? -1 : static_cast<std::int32_t>(at - order.begin());
+}
 
 Timeline build_timeline(const storage::RunData& run) {
   if (run.ranks <= 0 || run.clocks.size() != static_cast<std::size_t>(run.ranks)) {
     throw std::invalid_argument("run " + std::to_string(run.run_id) +
                                 " has no ranks or no clock model per rank: is it a run file?");
+  }
+  if (run.events.size() > static_cast<std::size_t>(kMaxRunEvents)) {
+    throw std::invalid_argument("run " + std::to_string(run.run_id) + " holds " +
+                                std::to_string(run.events.size()) + " events, more than the " +
+                                std::to_string(kMaxRunEvents) +
+                                " one run's analysis can index (32-bit event indices)");
   }
   Timeline t;
   t.run = &run;
@@ -58,19 +105,27 @@ Timeline build_timeline(const storage::RunData& run) {
 
   const std::size_t n = run.events.size();
   const auto ranks = static_cast<std::size_t>(run.ranks);
-  t.begin_ns.resize(n);
-  t.end_ns.resize(n);
-  t.position.assign(n, -1);
+  std::vector<double> corrections(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) corrections[r] = t.alignment[r].correction_ns;
+  t.begin_ns = AlignedTimes(run, corrections, false);
+  t.end_ns = AlignedTimes(run, corrections, true);
   t.collective_of.assign(n, -1);
   t.by_begin.assign(ranks, {});
+  {
+    // Each rank's list sized exactly: grown by doubling it would hold up to twice its events.
+    std::vector<std::size_t> count(ranks, 0);
+    for (const storage::Event& e : run.events) {
+      if (e.rank >= 0 && e.rank < run.ranks && e.kind != storage::EventKind::kStep)
+        ++count[static_cast<std::size_t>(e.rank)];
+    }
+    for (std::size_t r = 0; r < ranks; ++r) t.by_begin[r].reserve(count[r]);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const storage::Event& e = run.events[i];
     if (e.rank < 0 || e.rank >= run.ranks) continue;
-    const auto r = static_cast<std::size_t>(e.rank);
-    const double correction = t.alignment[r].correction_ns;
-    t.begin_ns[i] = run.clocks[r].aligned(e.begin_ns) + correction;
-    t.end_ns[i] = run.clocks[r].aligned(e.end_ns) + correction;
-    if (e.kind != storage::EventKind::kStep) t.by_begin[r].push_back(static_cast<EventIndex>(i));
+    if (e.kind != storage::EventKind::kStep) {
+      t.by_begin[static_cast<std::size_t>(e.rank)].push_back(static_cast<EventIndex>(i));
+    }
   }
   for (std::size_t r = 0; r < ranks; ++r) {
     sort_almost_sorted(t.by_begin[r].begin(), t.by_begin[r].end(), [&](EventIndex a, EventIndex b) {
@@ -86,18 +141,14 @@ Timeline build_timeline(const storage::RunData& run) {
       return t.end_ns[ua] != t.end_ns[ub] ? t.end_ns[ua] < t.end_ns[ub]
                                           : t.begin_ns[ua] < t.begin_ns[ub];
     });
-    for (std::size_t p = 0; p < t.by_begin[r].size(); ++p) {
-      t.position[static_cast<std::size_t>(t.by_begin[r][p])] = static_cast<std::int32_t>(p);
-    }
   }
   for (std::size_t k = 0; k < t.collectives.size(); ++k) {
     for (std::int32_t e : t.collectives[k].event) {
       t.collective_of[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(k);
     }
   }
+  index_positions(t);
 
-  std::vector<double> corrections(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) corrections[r] = t.alignment[r].correction_ns;
   t.steps = step_times(run, corrections);
   std::unordered_map<std::int32_t, std::size_t> step_index;
   for (std::size_t s = 0; s < t.steps.size(); ++s) step_index[t.steps[s].step] = s;

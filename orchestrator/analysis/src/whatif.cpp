@@ -5,49 +5,28 @@
 #include <iterator>
 #include <limits>
 #include <unordered_map>
+#include <utility>
 
 #include "culprit/analysis/robust.hpp"
+#include "rank_points.hpp"
 
 namespace culprit::analysis {
 namespace {
 
 constexpr double kNever = -std::numeric_limits<double>::infinity();
 
-// Points of one rank's timeline, replayed in measured order. At equal times a completion comes
-// first, then ends, then step ends, then calls and starts.
-enum class PointKind : std::uint8_t { kComplete, kEnd, kStepEnd, kArrive, kStart };
-
-struct Point {
-  double time;
-  PointKind kind;
-  EventIndex event;
-};
-
-std::vector<Point> points_of_rank(const Timeline& t, std::size_t rank,
-                                  const std::vector<EventIndex>& step_ends) {
-  std::vector<Point> points;
-  for (EventIndex e : t.by_begin[rank]) {
-    const auto u = static_cast<std::size_t>(e);
-    const bool collective = t.collective_of[u] >= 0;
-    points.push_back({t.begin_ns[u], collective ? PointKind::kArrive : PointKind::kStart, e});
-    points.push_back({t.end_ns[u], collective ? PointKind::kComplete : PointKind::kEnd, e});
+// Rank r's step ends in order of their aligned end, equal ends in step order.
+std::vector<StepEnd> step_ends_of_rank(const Timeline& t, std::size_t rank) {
+  std::vector<StepEnd> ends;
+  for (std::size_t s = 0; s < t.step_event.size(); ++s) {
+    const EventIndex e = t.step_event[s][rank];
+    if (e != kNoEvent) ends.push_back({e, static_cast<std::int32_t>(s)});
   }
-  auto less = [](const Point& a, const Point& b) {
-    return a.time != b.time ? a.time < b.time : a.kind < b.kind;
-  };
-  sort_almost_sorted(points.begin(), points.end(), less);
-  std::vector<Point> ends;
-  for (EventIndex e : step_ends) {
-    if (e != kNoEvent)
-      ends.push_back({t.end_ns[static_cast<std::size_t>(e)], PointKind::kStepEnd, e});
-  }
-  sort_almost_sorted(ends.begin(), ends.end(), less);
-  std::vector<Point> merged;
-  merged.reserve(points.size() + ends.size());
-  std::merge(points.begin(), points.end(), ends.begin(), ends.end(), std::back_inserter(merged),
-             less);
-  points = std::move(merged);
-  return points;
+  sort_almost_sorted(ends.begin(), ends.end(), [&](const StepEnd& a, const StepEnd& b) {
+    return t.end_ns[static_cast<std::size_t>(a.event)] <
+           t.end_ns[static_cast<std::size_t>(b.event)];
+  });
+  return ends;
 }
 
 class Replay {
@@ -56,20 +35,15 @@ class Replay {
          const PhaseStats& stats, int rank)
       : t_(t), collectives_(collectives), stats_(stats), blamed_(rank) {
     const auto ranks = static_cast<std::size_t>(t.ranks());
-    points_.resize(ranks);
-    for (std::size_t r = 0; r < ranks; ++r) {
-      std::vector<EventIndex> step_ends;
-      for (const auto& per_rank : t.step_event) step_ends.push_back(per_rank[r]);
-      points_[r] = points_of_rank(t, r, step_ends);
-    }
-    next_.assign(ranks, 0);
+    points_.reserve(ranks);
+    for (std::size_t r = 0; r < ranks; ++r) points_.emplace_back(t, r, step_ends_of_rank(t, r));
     last_point_.assign(ranks, kNoEvent);
     frontier_.assign(ranks, 0.0);
     pending_.assign(ranks, kNever);
+    started_.resize(ranks);
     arrived_.assign(collectives.size(), 0);
     latest_arrival_.assign(collectives.size(), kNever);
-    start_shift_.assign(t.run->events.size(), 0.0);
-    step_end_shift_.assign(t.run->events.size(), 0.0);
+    step_end_shift_.assign(t.steps.size() * ranks, 0.0);
   }
 
   bool run() {
@@ -79,37 +53,38 @@ class Replay {
       for (std::size_t r = 0; r < ranks; ++r) progress |= advance(r);
     }
     for (std::size_t r = 0; r < ranks; ++r) {
-      if (next_[r] < points_[r].size()) return false;
+      if (!points_[r].done()) return false;
     }
     return true;
   }
 
-  double step_end_shift(EventIndex step_event) const {
-    return step_end_shift_[static_cast<std::size_t>(step_event)];
+  // The replayed shift of rank r's end of Timeline::steps[s].
+  double step_end_shift(std::size_t s, std::size_t r) const {
+    return step_end_shift_[s * points_.size() + r];
   }
 
  private:
   // Replays rank r until it needs a completion whose arrivals are not all replayed yet.
   bool advance(std::size_t r) {
     bool moved = false;
-    for (; next_[r] < points_[r].size(); ++next_[r], moved = true) {
-      const Point& p = points_[r][next_[r]];
+    for (RankPoints& points = points_[r]; !points.done(); points.pop(), moved = true) {
+      const Point& p = points.peek();
       const auto e = static_cast<std::size_t>(p.event);
       const double ready = std::max(frontier_[r], pending_[r]);
       if (p.kind != PointKind::kComplete) last_point_[r] = p.event;
       switch (p.kind) {
         case PointKind::kStart:
-          start_shift_[e] = ready;
+          started_[r].push_back({p.event, ready});
           resume(r, ready);
           break;
         case PointKind::kEnd: {
           // The phase now lasts its replayed duration from its replayed start.
-          const double begin = t_.begin_ns[e] + start_shift_[e];
+          const double begin = t_.begin_ns[e] + take_start_shift(r, p.event);
           frontier_[r] = begin + duration(p.event) - t_.end_ns[e];
           break;
         }
         case PointKind::kStepEnd:
-          step_end_shift_[e] = ready;
+          step_end_shift_[static_cast<std::size_t>(p.step_index) * points_.size() + r] = ready;
           resume(r, ready);
           break;
         case PointKind::kArrive: {
@@ -136,6 +111,19 @@ class Replay {
     return moved;
   }
 
+  // The replayed shift of phase `e`'s start on rank r, forgotten once read: a rank has only the
+  // phases it is inside at once open (0 for an end met before its start: a negative duration).
+  double take_start_shift(std::size_t r, EventIndex e) {
+    std::vector<std::pair<EventIndex, double>>& open = started_[r];
+    for (auto it = open.rbegin(); it != open.rend(); ++it) {
+      if (it->first != e) continue;
+      const double shift = it->second;
+      open.erase(std::next(it).base());
+      return shift;
+    }
+    return 0.0;
+  }
+
   // Rank r's latest replayed point is at `shift`, with no completion since it.
   void resume(std::size_t r, double shift) {
     frontier_[r] = shift;
@@ -159,15 +147,15 @@ class Replay {
   const std::vector<CollectiveTiming>& collectives_;
   const PhaseStats& stats_;
   int blamed_;
-  std::vector<std::vector<Point>> points_;
-  std::vector<std::size_t> next_;
+  std::vector<RankPoints> points_;
   std::vector<EventIndex> last_point_;  // event of the rank's latest point other than a completion
   std::vector<double> frontier_;        // shift of the rank's latest replayed point
   std::vector<double> pending_;         // latest shift of completions since that point
+  // Per rank, the phases started and not yet ended, with their replayed start shifts.
+  std::vector<std::vector<std::pair<EventIndex, double>>> started_;
   std::vector<std::size_t> arrived_;
   std::vector<double> latest_arrival_;
-  std::vector<double> start_shift_;
-  std::vector<double> step_end_shift_;
+  std::vector<double> step_end_shift_;  // [step index * ranks + rank]
 };
 
 double median_steady(const Timeline& t, const std::vector<double>& step_ms) {
@@ -194,9 +182,10 @@ WhatIf what_if_rank_typical(const Timeline& timeline,
                         : timeline.steps[0].boundary_ns - timeline.steps[0].time_ms * 1e6;
   for (std::size_t s = 0; s < timeline.steps.size(); ++s) {
     double boundary = kNever;
-    for (EventIndex e : timeline.step_event[s]) {
-      boundary = std::max(boundary,
-                          timeline.end_ns[static_cast<std::size_t>(e)] + replay.step_end_shift(e));
+    for (std::size_t r = 0; r < timeline.step_event[s].size(); ++r) {
+      const EventIndex e = timeline.step_event[s][r];
+      boundary = std::max(
+          boundary, timeline.end_ns[static_cast<std::size_t>(e)] + replay.step_end_shift(s, r));
     }
     result.step_ms.push_back((boundary - previous) / 1e6);
     previous = boundary;

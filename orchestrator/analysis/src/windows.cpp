@@ -6,13 +6,12 @@ ArrivalWindow arrival_window(const Timeline& timeline, std::size_t collective, i
   const auto r = static_cast<std::size_t>(rank);
   ArrivalWindow w;
   w.rank = rank;
-  w.arrival =
-      timeline.position[static_cast<std::size_t>(timeline.collectives[collective].event[r])];
+  w.arrival = timeline.position(timeline.collectives[collective].event[r]);
   const auto& order = timeline.by_begin[r];
   if (collective > 0) {
     w.previous = static_cast<int>(collective) - 1;
     const auto prev = timeline.collectives[collective - 1].event[r];
-    w.first = timeline.position[static_cast<std::size_t>(prev)] + 1;
+    w.first = timeline.position(prev) + 1;
   }
   if (w.first > w.arrival) w.first = w.arrival;  // reordered by clock noise: an empty window
   w.start_ns =

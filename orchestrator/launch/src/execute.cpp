@@ -16,6 +16,7 @@
 #include "culprit/launch/process.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/storage/records.hpp"
+#include "culprit/storage/store.hpp"
 #include "run_one.hpp"
 #include "settings_record.hpp"
 
@@ -123,7 +124,9 @@ std::string repeated_failure_reason(const std::string& other, const RunReport& r
 // Runs `todo` in order, reporting progress; appends reports to `result`.
 void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<Pending>& todo,
              const ExecuteOptions& options, ProgressSink* progress, ExecuteResult& result) {
-  const std::string work_dir = options.work_dir.empty() ? store.path() + ".runs" : options.work_dir;
+  const std::string work_dir =
+      options.work_dir.empty() ? storage::store_folder(store.path(), storage::StoreFolder::kRuns)
+                               : options.work_dir;
   const RemoveIfEmpty tidy{options.work_dir.empty() ? work_dir : std::string()};
   const auto sweep_start = Clock::now();
   double finished_wall = 0;

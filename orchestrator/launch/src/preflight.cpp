@@ -7,8 +7,10 @@
 #include <regex>
 #include <set>
 
+#include "culprit/analysis/timeline.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/process.hpp"
+#include "stepmodel/schedule.hpp"
 
 namespace culprit::launch {
 namespace {
@@ -127,6 +129,25 @@ std::string suggestion(const std::string& candidate, const std::string& resolved
       ", then run again");
 }
 
+// A simulated configuration's events per run, known before it runs, against what one run can
+// hold: analysis indexes a run's events with 32-bit integers (analysis::kMaxRunEvents).
+void check_simulated_size(const manifest::Configuration& config) {
+  if (config.backend != "sim" || !config.command.empty()) return;
+  const auto per_rank_step =
+      static_cast<double>(stepmodel::step_schedule(config.run.model).size() + 1);
+  const double events = per_rank_step * config.ranks * (config.run.warmup_steps + config.run.steps);
+  if (events <= static_cast<double>(analysis::kMaxRunEvents)) return;
+  throw UsageError("configuration '" + config.label + "' simulates " +
+                   std::to_string(static_cast<long long>(events)) + " events a run (" +
+                   std::to_string(config.ranks) + " ranks x " +
+                   std::to_string(config.run.warmup_steps + config.run.steps) + " steps x " +
+                   std::to_string(static_cast<long long>(per_rank_step)) +
+                   " events a rank and step), more than the " +
+                   std::to_string(analysis::kMaxRunEvents) +
+                   " one run can hold (analysis indexes a run's events with 32-bit integers): "
+                   "nothing was run; lower ranks, steps, layers or microbatches");
+}
+
 // The launcher's and the workload's positions in a configuration's full argv.
 std::vector<std::size_t> executable_positions(const manifest::Configuration& config,
                                               const LaunchCommand& command) {
@@ -177,6 +198,7 @@ std::vector<std::string> preflight(const manifest::Plan& plan, const std::vector
   std::set<std::string> seen;  // executables (and interpreters with their environment) checked
   for (const int index : configs) {
     const auto& config = plan.configs.at(static_cast<std::size_t>(index));
+    check_simulated_size(config);
     const LaunchCommand command = build_launch_command(config, "config.json", "run.db", env);
     const std::vector<std::size_t> positions = executable_positions(config, command);
     for (std::size_t at : positions) {

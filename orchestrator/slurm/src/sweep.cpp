@@ -10,6 +10,7 @@
 
 #include "culprit/errors.hpp"
 #include "culprit/storage/queries.hpp"
+#include "culprit/storage/store.hpp"
 
 namespace culprit::slurm {
 namespace {
@@ -250,7 +251,7 @@ Submission submit_sweep(const manifest::Plan& plan, const SubmitRequest& request
 
   Submission s;
   s.db = fs::absolute(request.db).lexically_normal().string();
-  s.dir = s.db + ".slurm";
+  s.dir = storage::store_folder(s.db, storage::StoreFolder::kSlurm);
   s.manifest_path = fs::absolute(request.manifest_path).lexically_normal().string();
   s.culprit = request.culprit;
   s.shards = request.shards;
@@ -277,7 +278,7 @@ Submission submit_sweep(const manifest::Plan& plan, const SubmitRequest& request
 Submission load_submission(const std::string& db) {
   Submission s;
   s.db = fs::absolute(db).lexically_normal().string();
-  s.dir = s.db + ".slurm";
+  s.dir = storage::store_folder(s.db, storage::StoreFolder::kSlurm);
   std::ifstream in(fs::path(s.dir) / kRecordName);
   if (!in) {
     throw UsageError(

@@ -157,22 +157,27 @@ std::vector<EventPack> pack_by_rank(std::span<const EventRecord> events) {
     if (start[r] == start[r + 1]) continue;
     rank_events.clear();
     for (std::size_t i = start[r]; i < start[r + 1]; ++i) rank_events.push_back(events[order[i]]);
-    auto before = [](const EventRecord& a, const EventRecord& b) {
-      return a.step != b.step ? a.step < b.step : a.begin_ns < b.begin_ns;
-    };
-    if (!std::is_sorted(rank_events.begin(), rank_events.end(), before)) {
-      std::stable_sort(rank_events.begin(), rank_events.end(), before);
-    }
-    for (std::size_t first = 0; first < rank_events.size(); first += kPackMaxEvents) {
-      const std::size_t n = std::min(kPackMaxEvents, rank_events.size() - first);
-      EventPack pack;
-      pack.rank = static_cast<std::int32_t>(r);
-      pack.count = static_cast<std::int64_t>(n);
-      pack.data = pack_events(std::span<const EventRecord>(rank_events).subspan(first, n));
-      packs.push_back(std::move(pack));
-    }
+    pack_rank(rank_events, packs);
   }
   return packs;
+}
+
+void pack_rank(std::vector<EventRecord>& rank_events, std::vector<EventPack>& packs) {
+  if (rank_events.empty()) return;
+  auto before = [](const EventRecord& a, const EventRecord& b) {
+    return a.step != b.step ? a.step < b.step : a.begin_ns < b.begin_ns;
+  };
+  if (!std::is_sorted(rank_events.begin(), rank_events.end(), before)) {
+    std::stable_sort(rank_events.begin(), rank_events.end(), before);
+  }
+  for (std::size_t first = 0; first < rank_events.size(); first += kPackMaxEvents) {
+    const std::size_t n = std::min(kPackMaxEvents, rank_events.size() - first);
+    EventPack pack;
+    pack.rank = rank_events.front().rank;
+    pack.count = static_cast<std::int64_t>(n);
+    pack.data = pack_events(std::span<const EventRecord>(rank_events).subspan(first, n));
+    packs.push_back(std::move(pack));
+  }
 }
 
 PackReader::PackReader(const unsigned char* data, std::size_t size, std::int64_t count)

@@ -87,9 +87,9 @@ class Statement {
 
 // The events go in as one pack per rank (runfile/packed.hpp): a few thousand blob inserts
 // instead of a row per event, which was most of the time of writing a 13 M-event run.
-void write_events(Database& db, const RunFileContents& contents) {
+void write_packs(Database& db, const std::vector<EventPack>& packs) {
   Statement insert(db, "INSERT INTO event_packs (rank, events, data) VALUES (?, ?, ?)");
-  for (const EventPack& pack : pack_by_rank(contents.events)) {
+  for (const EventPack& pack : packs) {
     insert.bind(1, std::int64_t{pack.rank});
     insert.bind(2, pack.count);
     insert.bind_blob(3, pack.data);
@@ -181,8 +181,13 @@ void check_contents(const RunFileContents& contents, const std::string& where) {
   }
 }
 
-void write_run_file(const std::string& path, const RunFileContents& contents,
-                    Durability durability) {
+namespace {
+
+// Writes a run file atomically: `header`'s tables, then `write_events(db)`, in a temporary file
+// beside `path` that is synced (kDurable) and renamed.
+template <class WriteEvents>
+void write_file(const std::string& path, const RunFileContents& header, Durability durability,
+                WriteEvents&& write_events) {
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
   std::filesystem::remove(temp);
   try {
@@ -192,13 +197,13 @@ void write_run_file(const std::string& path, const RunFileContents& contents,
       db.exec(
           "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
           "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;");
-      check_contents(contents, "run file " + path);
+      check_contents(header, "run file " + path);
       db.exec("BEGIN");
       db.exec(std::string(schema_sql()).c_str());
-      write_metadata(db, contents);
-      write_clocks(db, contents);
-      write_names(db, contents);
-      write_events(db, contents);
+      write_metadata(db, header);
+      write_clocks(db, header);
+      write_names(db, header);
+      write_events(db);
       db.exec("COMMIT");
     }
     if (durability == Durability::kDurable) sync_file(temp);
@@ -208,6 +213,43 @@ void write_run_file(const std::string& path, const RunFileContents& contents,
     std::filesystem::remove(temp, ignored);
     throw;
   }
+}
+
+}  // namespace
+
+void write_run_file(const std::string& path, const RunFileContents& contents,
+                    Durability durability) {
+  write_file(path, contents, durability,
+             [&](Database& db) { write_packs(db, pack_by_rank(contents.events)); });
+}
+
+void write_run_file(const std::string& path, const RunFileContents& header, std::int32_t ranks,
+                    const RankEventSource& events, Durability durability) {
+  if (!header.events.empty()) {
+    throw std::logic_error("write_run_file: events come from the source, not the header");
+  }
+  write_file(path, header, durability, [&](Database& db) {
+    std::vector<EventRecord> rank_events;
+    std::vector<EventPack> packs;
+    RunFileContents checked;  // the header's names, to check each rank's events against
+    checked.names = header.names;
+    for (std::int32_t rank = 0; rank < ranks; ++rank) {
+      rank_events.clear();
+      events(rank, rank_events);
+      for (const EventRecord& e : rank_events) {
+        if (e.rank != rank) {
+          throw std::runtime_error("run file " + path + ": rank " + std::to_string(rank) +
+                                   "'s events hold one of rank " + std::to_string(e.rank));
+        }
+      }
+      checked.events.swap(rank_events);
+      check_contents(checked, "run file " + path);
+      checked.events.swap(rank_events);
+      packs.clear();
+      pack_rank(rank_events, packs);
+      write_packs(db, packs);
+    }
+  });
 }
 
 }  // namespace runfile

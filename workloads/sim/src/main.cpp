@@ -94,21 +94,19 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     sim::SimulatedRun run = sim::simulate(config);
     spdlog::info("simulated {} ranks x {} steps ({} events) in {:.2f} s", config.ranks,
-                 config.warmup_steps + config.steps, run.events.size(), seconds_since(start));
+                 config.warmup_steps + config.steps, run.event_count(), seconds_since(start));
     if (summary) {
       const sim::RunSummary s = sim::summarize(run, config);
       std::printf(
           "{\"median_step_ms\": %.3f, \"compute_time_share\": %.4f, "
           "\"sampled_compute_activity\": %.4f, \"samples_per_rank\": %d, \"events\": %zu}\n",
           s.median_step_ms, s.compute_time_share, s.sampled_compute_activity, s.samples_per_rank,
-          run.events.size());
+          run.event_count());
     }
     if (out_path.empty()) return 0;
     start = std::chrono::steady_clock::now();
     sim::SimProvenance provenance{join(argc, argv), sim::hash_file("/proc/self/exe")};
-    const stepclock::RunFileContents contents =
-        sim::to_run_file(std::move(run), config, json, provenance);
-    stepclock::write_run_file(out_path, contents);
+    sim::write_run_file(out_path, run, config, json, provenance);
     spdlog::info("wrote {} in {:.2f} s", out_path, seconds_since(start));
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

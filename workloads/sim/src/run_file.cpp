@@ -30,13 +30,16 @@ std::string simulated_timestamp(std::int64_t seconds) {
   return buffer;
 }
 
-stepclock::RunFileContents to_run_file(SimulatedRun&& run, const stepmodel::RunConfig& config,
-                                       const std::string& config_json,
-                                       const SimProvenance& provenance) {
+namespace {
+
+// Everything of the run file but the events.
+stepclock::RunFileContents run_file_header(const SimulatedRun& run,
+                                           const stepmodel::RunConfig& config,
+                                           const std::string& config_json,
+                                           const SimProvenance& provenance) {
   stepclock::RunFileContents c;
-  c.names = std::move(run.names);
-  c.events = std::move(run.events);
-  c.clocks = std::move(run.clock_models);
+  c.names = run.names;
+  c.clocks = run.clock_models;
   c.config_json = config_json;
   const std::int64_t run_ns = run.step_end_ns.empty() ? 0 : run.step_end_ns.back();
   const std::int64_t run_seconds = (run_ns + 999'999'999) / 1'000'000'000;
@@ -67,6 +70,26 @@ stepclock::RunFileContents to_run_file(SimulatedRun&& run, const stepmodel::RunC
   c.provenance.reserve(c.provenance.size() + static_cast<std::size_t>(config.ranks));
   for (int r = 0; r < config.ranks; ++r) c.provenance.push_back({r, "host", "sim"});
   return c;
+}
+
+}  // namespace
+
+stepclock::RunFileContents to_run_file(const SimulatedRun& run, const stepmodel::RunConfig& config,
+                                       const std::string& config_json,
+                                       const SimProvenance& provenance) {
+  stepclock::RunFileContents c = run_file_header(run, config, config_json, provenance);
+  c.events = run.all_events();
+  return c;
+}
+
+void write_run_file(const std::string& path, const SimulatedRun& run,
+                    const stepmodel::RunConfig& config, const std::string& config_json,
+                    const SimProvenance& provenance) {
+  runfile::write_run_file(path, run_file_header(run, config, config_json, provenance),
+                          static_cast<std::int32_t>(config.ranks),
+                          [&](std::int32_t rank, std::vector<stepclock::EventRecord>& out) {
+                            run.rank_events(rank, out);
+                          });
 }
 
 std::string hash_file(const std::string& path) {

@@ -113,7 +113,8 @@ class Simulation {
     state_.step_begin.assign(n, 0);
     state_.extra.assign(n, 0);
     run_.events_per_rank_step = per_step_;
-    run_.events.resize(n * static_cast<std::size_t>(steps_) * static_cast<std::size_t>(per_step_));
+    run_.step_template = step_template();
+    run_.times.resize(n * static_cast<std::size_t>(steps_) * static_cast<std::size_t>(per_step_));
     run_.step_end_ns.assign(static_cast<std::size_t>(steps_), 0);
   }
 
@@ -122,18 +123,33 @@ class Simulation {
   }
 
  private:
-  EventRecord& slot(int rank, int step, int index) {
+  // The identifiers of one rank's step: the step event, then each phase of the schedule.
+  std::vector<EventRecord> step_template() const {
+    std::vector<EventRecord> events(static_cast<std::size_t>(per_step_));
+    stepclock::set_ids(events[0], 0, {EventKind::kStep, kStepNameIndex, -1});
+    for (std::size_t k = 0; k < plan_.schedule.size(); ++k) {
+      const Phase& phase = plan_.schedule[k];
+      EventRecord& e = events[k + 1];
+      if (phase.kind == PhaseKind::kCollective) {
+        stepclock::set_ids(
+            e, 0,
+            {EventKind::kCollective, plan_.phase_names[k], -1, -1, -1, phase.seq, phase.bytes});
+      } else {
+        stepclock::set_ids(
+            e, 0, {EventKind::kCompute, plan_.phase_names[k], -1, phase.microbatch, phase.layer});
+      }
+    }
+    return events;
+  }
+
+  // Records the event `index` of `rank`'s `step` from true times.
+  void record(int rank, int step, int index, std::int64_t begin, std::int64_t end) {
     const std::size_t at = (static_cast<std::size_t>(rank) * static_cast<std::size_t>(steps_) +
                             static_cast<std::size_t>(step)) *
                                static_cast<std::size_t>(per_step_) +
                            static_cast<std::size_t>(index);
-    return run_.events[at];
-  }
-
-  void record(EventRecord& e, int rank, std::int64_t begin, std::int64_t end) {
     const TrueClock& clock = run_.true_clocks[static_cast<std::size_t>(rank)];
-    e.begin_ns = clock.raw(begin);
-    e.end_ns = clock.raw(end);
+    run_.times[at] = {clock.raw(begin), clock.raw(end)};
   }
 
   void run_step(int step) {
@@ -163,9 +179,7 @@ class Simulation {
     std::int64_t last = 0;
     for (int r = 0; r < ranks_; ++r) {
       const auto ur = static_cast<std::size_t>(r);
-      EventRecord& e = slot(r, step, 0);
-      stepclock::set_ids(e, r, {EventKind::kStep, kStepNameIndex, step});
-      record(e, r, state_.step_begin[ur], state_.now[ur]);
+      record(r, step, 0, state_.step_begin[ur], state_.now[ur]);
       last = std::max(last, state_.now[ur]);
     }
     run_.step_end_ns[static_cast<std::size_t>(step)] = last;
@@ -210,10 +224,7 @@ class Simulation {
       }
       const std::int64_t begin = state_.now[ur];
       const std::int64_t end = begin + std::llround(duration) + state_.extra[ur];
-      EventRecord& e = slot(r, step, static_cast<int>(k) + 1);
-      stepclock::set_ids(
-          e, r, {EventKind::kCompute, plan_.phase_names[k], step, phase.microbatch, phase.layer});
-      record(e, r, begin, end);
+      record(r, step, static_cast<int>(k) + 1, begin, end);
       state_.now[ur] = end;
     }
   }
@@ -242,11 +253,7 @@ class Simulation {
     const std::int64_t completion = std::max(last_arrival, network_free) + std::llround(transfer);
     for (int r = 0; r < ranks_; ++r) {
       const auto ur = static_cast<std::size_t>(r);
-      EventRecord& e = slot(r, step, static_cast<int>(k) + 1);
-      stepclock::set_ids(
-          e, r,
-          {EventKind::kCollective, plan_.phase_names[k], step, -1, -1, phase.seq, phase.bytes});
-      record(e, r, state_.now[ur], completion);
+      record(r, step, static_cast<int>(k) + 1, state_.now[ur], completion);
       if (!phase.asynchronous) state_.now[ur] = completion;
     }
     return completion;
@@ -263,6 +270,31 @@ class Simulation {
 };
 
 }  // namespace
+
+EventRecord SimulatedRun::event(std::size_t i) const {
+  const auto per_step = static_cast<std::size_t>(events_per_rank_step);
+  const std::size_t steps = step_end_ns.size();
+  EventRecord e = step_template[i % per_step];
+  e.rank = static_cast<std::int32_t>(i / (per_step * steps));
+  e.step = static_cast<std::int32_t>((i / per_step) % steps);
+  e.begin_ns = times[i].begin_ns;
+  e.end_ns = times[i].end_ns;
+  return e;
+}
+
+void SimulatedRun::rank_events(int rank, std::vector<EventRecord>& out) const {
+  const std::size_t per_rank = static_cast<std::size_t>(events_per_rank_step) * step_end_ns.size();
+  out.resize(per_rank);
+  for (std::size_t i = 0; i < per_rank; ++i) {
+    out[i] = event(static_cast<std::size_t>(rank) * per_rank + i);
+  }
+}
+
+std::vector<EventRecord> SimulatedRun::all_events() const {
+  std::vector<EventRecord> events(times.size());
+  for (std::size_t i = 0; i < events.size(); ++i) events[i] = event(i);
+  return events;
+}
 
 double ring_allreduce_ns(const stepmodel::ModelConfig& model, int ranks, std::int64_t bytes) {
   if (ranks <= 1) return 0.0;

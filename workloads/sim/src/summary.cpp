@@ -52,7 +52,7 @@ RunSummary summarize(const SimulatedRun& run, const stepmodel::RunConfig& config
     int samples = 0;
     std::int64_t sample = window_begin + period;
     for (std::size_t i = r * per_rank; i < (r + 1) * per_rank; ++i) {
-      const stepclock::EventRecord& e = run.events[i];
+      const stepclock::EventRecord e = run.event(i);
       if (e.kind != stepclock::EventKind::kCompute) continue;
       const std::int64_t begin = std::max(to_true(clock, e.begin_ns), window_begin);
       const std::int64_t end = std::min(to_true(clock, e.end_ns), window_end);

@@ -1,19 +1,18 @@
 #pragma once
-// Run-file ingest: a run file (docs/schema.md, "Run file") is ATTACHed and copied with
-// INSERT ... SELECT inside the caller's transaction, so a run lands whole or not at all.
-// SQLite cannot ATTACH inside a transaction, hence the order: attach, begin, copy, commit.
+// Ingest: a run's facts copied into the store inside the caller's transaction, so a run lands
+// whole or not at all. A run file (docs/schema.md, "Run file") is ATTACHed first: SQLite cannot
+// ATTACH inside a transaction, hence the order: attach, begin, copy, commit.
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "culprit/storage/db.hpp"
+#include "culprit/storage/run_data.hpp"
 #include "runfile/run_file.hpp"
 
 namespace culprit::storage {
-
-// Format 3 run files with packs only (the C++ writer) are a straight copy of their packs; rows
-// (formats 1 and 2, the Python module) are packed here.
 
 // Attaches a run file to `store` as schema `run` for its lifetime, after checking that it is
 // a run file of a format this culprit reads. Throws std::runtime_error ("bad run file ...")
@@ -38,17 +37,31 @@ class AttachedRunFile {
   int format_ = 0;
 };
 
-// Copies every table of the attached run file into the store under `run_id`, replacing rows
-// a previous attempt of the same run may have left. Call inside a Transaction.
-// Returns the number of events copied.
-std::int64_t copy_run_file(Db& store, const AttachedRunFile& file, std::int64_t run_id);
+// What the one copy of a run tells its caller while it writes the run: the clock models before
+// any event, then every step event (kind step) in the order written (rank, then step). The
+// caller derives from them what it needs (launch::record_run: the step times) instead of reading
+// the events back from the store.
+class IngestObserver {
+ public:
+  virtual ~IngestObserver() = default;
+  virtual void clock_models(const std::vector<ClockModel>& clocks) = 0;
+  virtual void step_event(const runfile::EventRecord& event) = 0;
+};
 
-// The same rows from contents held in memory (a source that runs in this process, culprit
-// import), as copy_run_file gives for the run file write_run_file would make of them, with no
-// file written and read back: runfile::check_contents first (std::runtime_error). Call inside
-// a Transaction. Returns the number of events copied.
-std::int64_t copy_run_contents(Db& store, const runfile::RunFileContents& contents,
-                               std::int64_t run_id);
+// A run as it reaches the store: a run file attached to it (made before the transaction), or
+// contents built in this process (culprit import: no file written and read back).
+using RunSource = std::variant<const AttachedRunFile*, const runfile::RunFileContents*>;
+
+// The one way a run's facts get into the store: every table of the source copied under
+// `run_id` (replacing rows a previous attempt of the same run may have left), the events as the
+// run's packs, each pack written once and shown to `observer` (may be null) as it is written.
+// Contents in memory land in the same rows as the run file write_run_file would make of them
+// (runfile::check_contents first). Packs only (the C++ writer) are copied one at a time as they
+// are, checked but not repacked; rows (formats 1 and 2, the Python module) are packed here.
+// Throws std::runtime_error ("bad run file ...", naming the pack's rank) for a damaged pack.
+// Call inside a Transaction. Returns the number of events copied.
+std::int64_t copy_run(Db& store, RunSource source, std::int64_t run_id,
+                      IngestObserver* observer = nullptr);
 
 // One row of the `steps` table (the step times analysis derived from the run's events).
 struct StepRow {
@@ -69,10 +82,12 @@ extern const char* const kEventColumns;
 // One event from a statement that selected kEventColumns (in that order) first.
 runfile::EventRecord read_event_record(Statement& stmt);
 
-// Stores `events` as the run's packs (one per rank, runfile::pack_by_rank). Call inside a
-// Transaction, after clear_run_data. Returns the count.
+// Stores `events` as the run's packs (one per rank, runfile::pack_by_rank), each shown to
+// `observer` (may be null) as copy_run shows them. Call inside a Transaction, after
+// clear_run_data. Returns the count.
 std::int64_t insert_packs(Db& store, std::int64_t run_id,
-                          const std::vector<runfile::EventRecord>& events);
+                          const std::vector<runfile::EventRecord>& events,
+                          IngestObserver* observer = nullptr);
 
 // Deletes everything a run's earlier attempt ingested (events and their names, steps, meta,
 // provenance, clock models, config echo); the runs row itself stays.

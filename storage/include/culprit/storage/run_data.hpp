@@ -77,6 +77,15 @@ enum class EventSelection { kAll, kStepsOnly };
 RunData load_run(Db& store, std::int64_t run_id, EventSelection selection = EventSelection::kAll);
 RunData load_run_file(const std::string& path, EventSelection selection = EventSelection::kAll);
 
+// A run's rank count (meta.ranks, else `ranks_fallback`) and warm-up steps (meta.warmup_steps,
+// else 0), read as load_run reads them: std::invalid_argument names the run when either is not a
+// whole number >= 0.
+struct RunCounts {
+  int ranks = 0;
+  int warmup_steps = 0;
+};
+RunCounts load_run_counts(Db& store, std::int64_t run_id, int ranks_fallback);
+
 // The resolved configuration a stored run echoed (stepmodel::parse_run_config reads it): the
 // injection truth, for scoring only. "" when the run has none.
 std::string load_run_config_echo(Db& store, std::int64_t run_id);

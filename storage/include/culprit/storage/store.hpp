@@ -29,4 +29,13 @@ std::string store_migration(int from_version);
 // The schema version recorded in the store (0 for an empty file).
 int schema_version(Db& db);
 
+// The folders culprit keeps beside a store, each named after the store's file by one rule
+// ("<db>.runs", "<db>.builds", "<db>.slurm"), so every command finds what another left there.
+enum class StoreFolder {
+  kRuns,    // run folders of a sweep (run files, logs), removed when left empty
+  kBuilds,  // worktrees, build logs and build outcomes of bisected git commits
+  kSlurm,   // a sweep submitted as Slurm job arrays: batch scripts, logs, its record
+};
+std::string store_folder(const std::string& db_path, StoreFolder folder);
+
 }  // namespace culprit::storage

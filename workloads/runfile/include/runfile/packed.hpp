@@ -57,6 +57,11 @@ std::vector<unsigned char> pack_events(std::span<const EventRecord> events);
 // order among equal keys.
 std::vector<EventPack> pack_by_rank(std::span<const EventRecord> events);
 
+// Appends the packs of one rank's events (`rank_events`, all of one rank, at least one) to
+// `packs`: ordered by (step, begin_ns) in place, keeping the given order among equal keys, at
+// most kPackMaxEvents a pack. pack_by_rank calls it for each rank.
+void pack_rank(std::vector<EventRecord>& rank_events, std::vector<EventPack>& packs);
+
 // A pack's bytes, checked: the constructor throws std::invalid_argument (what is wrong) when
 // the header is not layout 1 or the size does not match `count`.
 class PackReader {

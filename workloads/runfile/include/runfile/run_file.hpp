@@ -6,6 +6,7 @@
 // (run_file.sql), the event columns, EventKind, the row structs and the writer.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -75,7 +76,7 @@ struct RunFileContents {
 
 // kDurable: the file is synced before the rename (a run file read after a crash). kScratch: no
 // fsync, for a file the same process reads back and removes (a hand-over to the store, whose
-// own commit is durable; culprit import now skips the file: storage::copy_run_contents); the
+// own commit is durable; culprit import now skips the file: storage::copy_run from memory); the
 // rename keeps it atomic.
 enum class Durability { kDurable, kScratch };
 
@@ -85,8 +86,18 @@ enum class Durability { kDurable, kScratch };
 void write_run_file(const std::string& path, const RunFileContents& contents,
                     Durability durability = Durability::kDurable);
 
+// The events of one rank, asked for by write_run_file rank by rank (0 .. ranks - 1): `out` is
+// to be filled with that rank's events (any order; they are packed in (step, begin) order).
+using RankEventSource = std::function<void(std::int32_t rank, std::vector<EventRecord>& out)>;
+
+// write_run_file for a source too large to hold every event as a record at once (131,072
+// simulated ranks): `header` gives everything but the events (its own events must be empty),
+// `events` each rank's in turn, packed and written before the next rank is asked for.
+void write_run_file(const std::string& path, const RunFileContents& header, std::int32_t ranks,
+                    const RankEventSource& events, Durability durability = Durability::kDurable);
+
 // What every run file's contents must satisfy before they are written (write_run_file) or
-// ingested without a file (the store's copy_run_contents): every event's name indexes `names`,
+// ingested without a file (the store's copy_run): every event's name indexes `names`,
 // no rank is negative, no name is interned twice, no rank has two clock models. Throws
 // std::runtime_error "<where>: ..." saying which.
 void check_contents(const RunFileContents& contents, const std::string& where);

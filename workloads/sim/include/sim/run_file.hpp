@@ -19,10 +19,17 @@ struct SimProvenance {
   std::string binary_hash;   // see hash_file()
 };
 
-// Moves the events out of `run`. `config_json` is the resolved configuration verbatim.
-stepclock::RunFileContents to_run_file(SimulatedRun&& run, const stepmodel::RunConfig& config,
+// The run file's contents, events included. `config_json` is the resolved configuration
+// verbatim. For small runs (tests): a large one is written with write_run_file.
+stepclock::RunFileContents to_run_file(const SimulatedRun& run, const stepmodel::RunConfig& config,
                                        const std::string& config_json,
                                        const SimProvenance& provenance);
+
+// Writes the run file of `run` (the contents to_run_file gives) with its events packed a rank
+// at a time, never all of them as records at once.
+void write_run_file(const std::string& path, const SimulatedRun& run,
+                    const stepmodel::RunConfig& config, const std::string& config_json,
+                    const SimProvenance& provenance);
 
 // "fnv1a64:<16 hex digits>" of a file's bytes; throws std::runtime_error if unreadable.
 std::string hash_file(const std::string& path);

@@ -46,7 +46,7 @@ struct ImportOutcome {
 
 // `culprit import`: reads every trace (nothing is opened or created in the store before all
 // of them are read whole and mapped) and ingests the run-file contents they give straight from
-// memory (storage::copy_run_contents: the rows their run file would give, no file written).
+// memory (storage::copy_run: the rows their run file would give, no file written).
 // `command` is the argv recorded with the run (the `culprit import` command line).
 ImportOutcome import_into_store(const std::string& db_path, const std::vector<std::string>& paths,
                                 const importers::ImportOptions& options,

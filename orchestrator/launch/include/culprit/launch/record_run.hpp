@@ -1,6 +1,7 @@
 #pragma once
-// Recording a finished run in the store: copy its run file in, derive the step times
-// (culprit::analysis::step_times) and the run's median, all in one transaction.
+// Recording a finished run in the store, the one way a run gets in: its run file (or contents
+// built in memory) copied once (storage::copy_run), the step times folded from its step events
+// as they are written (analysis::StepTimesBuilder) and the run's median, in one transaction.
 
 #include <cstdint>
 #include <optional>
@@ -37,7 +38,7 @@ RecordOutcome record_run(
     const std::vector<std::pair<std::string, std::string>>& launch_provenance = {});
 
 // The same for run-file contents built in this process (culprit import): ingested without a
-// file written and read back (storage::copy_run_contents), the same rows and the same outcome.
+// file written and read back (storage::copy_run from memory), the same rows and outcome.
 RecordOutcome record_run(
     storage::Db& store, std::int64_t run_id, const runfile::RunFileContents& contents,
     storage::RunFinish finish, std::optional<int> warmup_steps = {},
