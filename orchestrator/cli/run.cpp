@@ -22,7 +22,7 @@ struct RunOptions {
   bool keep_run_files = false;
   bool force = false;
   bool retry_failed = false;
-  std::string launcher;  // --launcher: auto | mpirun | srun
+  std::string launcher;  // --launcher: auto | mpirun | srun | torchrun
 };
 
 std::string duration_text(double seconds) {
@@ -128,8 +128,7 @@ void register_run(CLI::App& app, Outcome& outcome) {
     auto db = storage::open_store(db_path);
     SweepProgress progress;
     const auto result = launch::execute_plan(*db, plan, options, &progress);
-    print(o->common, report::run_result_json(db_path, result),
-          report::run_result_text(db_path, o->manifest, result));
+    print(report::run_result_document(db_path, o->manifest, result, o->common.format()));
     outcome.exit_code = result.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
   });
 }

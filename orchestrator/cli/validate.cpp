@@ -29,7 +29,7 @@ int validate(const ValidateArgs& args) {
   spdlog::info("{} planned run(s): {} run now, {} reused, {} not ok", executed.planned,
                executed.runs.size(), executed.already_ok, executed.not_ok);
   const analysis::Scorecard card = analysis::score_experiment(*store, plan.settings.name, {});
-  print(args.common, report::validate_json(card) + "\n", report::validate_text(card));
+  print(report::validate_document(card, args.common.format()));
   return executed.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
 }
 

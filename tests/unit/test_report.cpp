@@ -189,7 +189,7 @@ TEST_CASE("terminal text: control characters escaped, line breaks kept by printa
 
 TEST_CASE("item 8 (#38): names holding <!--<script> cannot break the report's data block") {
   // Hand-written: an experiment name and a note that would open a comment or close the element.
-  report::ReportData data;
+  culprit::findings::ReportData data;
   data.experiment = "x<!--<script>";
   data.notes = {"a note </script><!-- y"};
   const std::string html = report::report_html(data);

@@ -7,11 +7,10 @@
 #include <limits>
 #include <set>
 
-#include "culprit/analysis/collectives.hpp"
-#include "culprit/analysis/timeline.hpp"
 #include "culprit/common/lookup.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "culprit/storage/run_data.hpp"
 #include "runfile/run_file.hpp"
 
 namespace culprit::report {
@@ -40,12 +39,11 @@ struct Slice {
 
 class TraceWriter {
  public:
-  TraceWriter(const storage::RunData& run, const analysis::RunAttribution& attribution,
-              const TraceFilter& filter)
-      : run_(run),
-        a_(attribution),
-        t_(analysis::build_timeline(run)),
-        timings_(analysis::time_collectives(t_)) {
+  TraceWriter(const analysis::Timeline& timeline,
+              const std::vector<analysis::CollectiveTiming>& timings,
+              const analysis::RunAttribution& attribution, const TraceFilter& filter)
+      : run_(*timeline.run), a_(attribution), t_(timeline), timings_(timings) {
+    const storage::RunData& run = run_;
     for (int r : filter.ranks) {
       if (r >= 0 && r < run.ranks) ranks_.insert(r);
     }
@@ -282,8 +280,8 @@ class TraceWriter {
 
   const storage::RunData& run_;
   const analysis::RunAttribution& a_;
-  analysis::Timeline t_;
-  std::vector<analysis::CollectiveTiming> timings_;
+  const analysis::Timeline& t_;
+  const std::vector<analysis::CollectiveTiming>& timings_;
   std::set<int> ranks_;
   int first_step_ = -1;
   int last_step_ = -1;
@@ -295,9 +293,10 @@ class TraceWriter {
 
 }  // namespace
 
-std::string perfetto_trace(const storage::RunData& run, const analysis::RunAttribution& attribution,
-                           const TraceFilter& filter) {
-  return TraceWriter(run, attribution, filter).write();
+std::string perfetto_trace(const analysis::Timeline& timeline,
+                           const std::vector<analysis::CollectiveTiming>& timings,
+                           const analysis::RunAttribution& attribution, const TraceFilter& filter) {
+  return TraceWriter(timeline, timings, attribution, filter).write();
 }
 
 }  // namespace culprit::report

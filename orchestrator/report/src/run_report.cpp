@@ -42,7 +42,7 @@ std::string run_result_json(const std::string& db, const launch::ExecuteResult& 
         .field("wall_s", r.wall_s)
         .end_object();
   }
-  return json.end_array().end_object().str() + "\n";
+  return json.end_array().end_object().str();
 }
 
 std::string run_result_text(const std::string& db, const std::string& manifest,
@@ -71,6 +71,12 @@ std::string run_result_text(const std::string& db, const std::string& manifest,
         manifest);
   }
   return out;
+}
+
+std::string run_result_document(const std::string& db, const std::string& manifest,
+                                const launch::ExecuteResult& result, Format format) {
+  return format == Format::kJson ? json_document(run_result_json(db, result))
+                                 : text_document(run_result_text(db, manifest, result));
 }
 
 }  // namespace culprit::report

@@ -142,4 +142,9 @@ std::string validate_text(const analysis::Scorecard& card) {
   return out;
 }
 
+std::string validate_document(const analysis::Scorecard& card, Format format) {
+  return format == Format::kJson ? json_document(validate_json(card))
+                                 : text_document(validate_text(card));
+}
+
 }  // namespace culprit::report

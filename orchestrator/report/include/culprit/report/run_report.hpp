@@ -5,6 +5,7 @@
 #include <string>
 
 #include "culprit/launch/execute.hpp"
+#include "culprit/report/document.hpp"
 
 namespace culprit::report {
 
@@ -15,5 +16,9 @@ std::string run_outcome_text(const launch::RunReport& run);
 std::string run_result_json(const std::string& db, const launch::ExecuteResult& result);
 std::string run_result_text(const std::string& db, const std::string& manifest,
                             const launch::ExecuteResult& result);
+
+// What `culprit run` prints.
+std::string run_result_document(const std::string& db, const std::string& manifest,
+                                const launch::ExecuteResult& result, Format format);
 
 }  // namespace culprit::report
