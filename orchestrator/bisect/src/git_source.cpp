@@ -138,7 +138,8 @@ std::vector<std::string> substitute(const std::vector<std::string>& argv,
   return out;
 }
 
-BuildCache::BuildCache(std::string repo, std::string cache_dir, std::vector<std::string> build_argv)
+BuildCache::BuildCache(std::string repo, const std::string& cache_dir,
+                       std::vector<std::string> build_argv)
     : repo_(std::move(repo)),
       // Absolute: git runs with -C repo, and builds run inside the worktree.
       cache_dir_(fs::absolute(cache_dir).lexically_normal().string()),

@@ -80,7 +80,7 @@ std::optional<storage::RunStatus> classify(const ProcessResult& p, double timeou
 
 // A run that failed where almost no space is left failed because of the disk: the next runs
 // would fail the same way within milliseconds. Returns why, or "" when there is room.
-constexpr std::uintmax_t kFullDiskBytes = 16u * 1024 * 1024;
+constexpr std::uintmax_t kFullDiskBytes = std::uintmax_t{16} * 1024 * 1024;
 std::string full_disk(const fs::path& dir) {
   std::error_code ec;
   const fs::space_info space = fs::space(dir, ec);
