@@ -84,6 +84,9 @@ def main():
         local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", os.environ.get("LOCAL_RANK", 0)))
         device = torch.device("cuda", local % torch.cuda.device_count())
         torch.cuda.set_device(device)
+        # Where this rank's GPU is, for placing GPU telemetry on ranks (docs/importers.md).
+        name = torch.cuda.get_device_name(device)
+        clock.add_provenance("device", "%d: %s" % (device.index, name))
 
     torch.manual_seed(clock.config.seed)
     model = Net(args.hidden, 4, args.slow_layer, args.slow_factor).to(device)

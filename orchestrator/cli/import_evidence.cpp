@@ -20,7 +20,11 @@ void add_evidence_options(CLI::App& command, EvidenceArgs& args) {
   command.add_option("--phase", args.phase,
                      "With --format ncu: the run's phase the kernels belong to (default: matched "
                      "by kernel name)");
-  command.add_option("--gpu-rank", args.gpu_rank, "Telemetry: GPU=RANK,... (GPU index to rank)");
+  command.add_option("--gpu-rank", args.gpu_rank,
+                     "Telemetry: GPU=RANK,... (GPU index to rank; default: the run's provenance)");
+  command.add_option("--host", args.host,
+                     "Telemetry without host names: the host the file was taken on (default: "
+                     "the run's only host)");
   command.add_option("--start", args.start,
                      "Telemetry without timestamps: time of the first sample (ISO-8601)");
   command.add_option("--period-ms", args.period_ms,
@@ -45,10 +49,10 @@ void import_evidence(const CommonOptions& common, const std::vector<std::string>
   }
   auto store = storage::open_store(db);
   const analysis::AttachSummary s =
-      format == "ncu"
-          ? analysis::attach_ncu(*store, paths, target, args.phase)
-          : analysis::attach_telemetry(*store, paths, target,
-                                       {format, args.gpu_rank, args.start, args.period_ms});
+      format == "ncu" ? analysis::attach_ncu(*store, paths, target, args.phase)
+                      : analysis::attach_telemetry(
+                            *store, paths, target,
+                            {format, args.gpu_rank, args.host, args.start, args.period_ms});
   print(report::attach_document(s, common.format()));
 }
 

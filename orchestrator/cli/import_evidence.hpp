@@ -12,6 +12,7 @@ struct EvidenceArgs {
   std::string attach;  // RUN[:RANK]
   std::string phase;
   std::string gpu_rank;  // GPU=RANK,...
+  std::string host;      // the host a telemetry file without host names was taken on
   std::string start;     // ISO-8601 time of the first sample (formats without timestamps)
   double period_ms = 0;  // sample period (formats without timestamps)
 };

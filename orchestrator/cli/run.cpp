@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "culprit/bisect/decide_sweep.hpp"
 #include "culprit/launch/execute.hpp"
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
@@ -114,7 +115,7 @@ void register_run(CLI::App& app, Outcome& outcome) {
                     "Also rerun runs that finished failed, timeout or crashed");
   command->callback([&outcome, o = o] {
     // Everything that can be wrong with the input is checked before the database is created.
-    const auto plan = manifest::make_plan(manifest::load_manifest(o->manifest));
+    auto plan = manifest::make_plan(manifest::load_manifest(o->manifest));
     launch::ExecuteOptions options;
     options.shard = launch::parse_shard(o->shard);
     options.fail_fast = o->fail_fast;
@@ -128,8 +129,10 @@ void register_run(CLI::App& app, Outcome& outcome) {
     auto db = storage::open_store(db_path);
     SweepProgress progress;
     const auto result = launch::execute_plan(*db, plan, options, &progress);
-    print(report::run_result_document(db_path, o->manifest, result, o->common.format()));
-    outcome.exit_code = result.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
+    const auto sampling = bisect::decide_sweep(*db, plan, options, result, &progress);
+    print(report::run_result_document(db_path, o->manifest, result, sampling, o->common.format()));
+    const bool all_ok = result.all_ok() && sampling.added.all_ok();
+    outcome.exit_code = all_ok ? exit_code::kOk : exit_code::kRunFailed;
   });
 }
 

@@ -24,6 +24,15 @@ def now_ns():
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 
+def unix_offset_ns():
+    """Unix time minus the raw clock, in ns: one CLOCK_REALTIME read between two raw reads (their
+    midpoint), as stepclock's unix_offset_ns (the run meta unix_offset_ns)."""
+    before = now_ns()
+    unix_ns = time.clock_gettime_ns(time.CLOCK_REALTIME)
+    after = now_ns()
+    return unix_ns - (before + (after - before) // 2)
+
+
 class Estimate:
     __slots__ = ("peer_ns", "offset_ns", "rtt_ns", "valid")
 

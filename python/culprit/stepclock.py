@@ -354,6 +354,7 @@ class StepClock:
         meta.update(self._meta)
         meta[key("ranks")] = self.world
         meta[key("finished_at")] = _utc_now()
+        meta[key("unix_offset_ns")] = clocks.unix_offset_ns()
         if self.run_file is None:
             return None
         runfile.write_run_file(self.run_file, meta, self.config.text, provenance, models,

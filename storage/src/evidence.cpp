@@ -70,6 +70,15 @@ std::vector<KernelCounterRow> load_kernel_counters(Db& store, std::int64_t run_i
   return out;
 }
 
+std::map<int, std::map<std::string, std::string>> load_rank_provenance(Db& store,
+                                                                       std::int64_t run_id) {
+  Statement q(store, "SELECT rank, key, value FROM provenance WHERE run_id = ?1 AND rank >= 0");
+  q.bind(1, run_id);
+  std::map<int, std::map<std::string, std::string>> out;
+  while (q.step()) out[static_cast<int>(q.column_int(0))][q.column_text(1)] = q.column_text(2);
+  return out;
+}
+
 void put_telemetry(Db& store, std::int64_t run_id, const std::vector<TelemetryRow>& rows) {
   Transaction tx(store);
   clear_sources(store, "run_telemetry", run_id, rows);

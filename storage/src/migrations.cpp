@@ -294,6 +294,13 @@ CREATE TABLE run_telemetry (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 7: how an experiment's runs were sampled (issue 37): "adaptive" runs were added by
+// `culprit run` while a comparison was inconclusive, so every comparison is judged at alpha over
+// the planned looks; "fixed" (every experiment stored before) made its planned runs only.
+constexpr const char* kVersion7Sampling = R"sql(
+ALTER TABLE experiment_settings ADD COLUMN sampling TEXT NOT NULL DEFAULT 'fixed';
+)sql";
+
 std::array<std::string, kStoreSchemaVersion> migrations() {
   const std::string columns = kConfigurationColumns1;
   return {kVersion1Experiments + columns + kVersion1Rest +
@@ -303,7 +310,8 @@ std::array<std::string, kStoreSchemaVersion> migrations() {
               kVersion3,
           std::string(kVersion4Create) + version4_finish(),
           kVersion5,
-          kVersion6Evidence};
+          kVersion6Evidence,
+          kVersion7Sampling};
 }
 
 }  // namespace

@@ -102,16 +102,16 @@ void put_experiment_settings(Db& store, std::int64_t experiment_id,
                              const ExperimentSettingsRecord& settings) {
   Statement stmt(store,
                  "INSERT OR REPLACE INTO experiment_settings (experiment_id, alpha, margin, "
-                 "repetitions, max_repetitions) VALUES (?1, ?2, ?3, ?4, ?5)");
+                 "repetitions, max_repetitions, sampling) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   stmt.bind_all(experiment_id, settings.alpha, settings.margin, settings.repetitions,
-                settings.max_repetitions);
+                settings.max_repetitions, settings.sampling);
   stmt.run();
 }
 
 std::optional<ExperimentSettingsRecord> experiment_settings(Db& store, std::int64_t experiment_id,
                                                             const std::string& schema) {
-  Statement stmt(store, "SELECT alpha, margin, repetitions, max_repetitions FROM " + schema +
-                            ".experiment_settings WHERE experiment_id = ?1");
+  Statement stmt(store, "SELECT alpha, margin, repetitions, max_repetitions, sampling FROM " +
+                            schema + ".experiment_settings WHERE experiment_id = ?1");
   stmt.bind(1, experiment_id);
   if (!stmt.step()) return std::nullopt;
   ExperimentSettingsRecord settings;
@@ -119,6 +119,7 @@ std::optional<ExperimentSettingsRecord> experiment_settings(Db& store, std::int6
   settings.margin = stmt.column_double(1);
   settings.repetitions = static_cast<int>(stmt.column_int(2));
   settings.max_repetitions = static_cast<int>(stmt.column_int(3));
+  settings.sampling = stmt.column_text(4);
   return settings;
 }
 

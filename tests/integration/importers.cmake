@@ -18,10 +18,12 @@ if(Python3_Interpreter_FOUND AND EXISTS "${CULPRIT_TRACES_DIR}")
 else()
   message(STATUS "culprit: python3 or shared/traces not found: importer integration tests disabled")
 endif()
-# Trace sets not seen before, generated at test time with real torch (gloo, CPU; make_ddp_traces.py):
-# two stragglers on the two ranks in two regions (2 ranks, Kineto v2 layout, gzip) and a control
-# (2 ranks, legacy layout); import + attribute must blame each injection's rank and region and nobody in
-# the control (check_generated.py). Timing-sensitive: other tests stay off the cores meanwhile.
+# Trace sets not seen before, generated at test time with real torch (gloo, CPU;
+# make_mlp_windows.py): one job per world size (2 and 4 ranks) writes 40 profiler windows, 10 sets
+# each of a control and of a 30 ms straggler on rank 1 in `fc2` in every step (a sleep, matmuls,
+# matmuls with .detach()); each set imported in the legacy and the Kineto layout must name rank 1
+# and fc2, and a control must blame nobody (check_generated.py: issue 34 item 6). About 30 s on a
+# quiet 2-core machine. Timing-sensitive: other tests stay off the cores meanwhile.
 if(Python3_Interpreter_FOUND)
   set(_torch_python ${CULPRIT_TORCH_PYTHON})
   if(NOT _torch_python)
@@ -30,7 +32,7 @@ if(Python3_Interpreter_FOUND)
   culprit_integration_test(importers.generated_torch
     ${CMAKE_CURRENT_LIST_DIR}/importers/check_generated.py
     ARGS ${_torch_python} ${CULPRIT_BIN_DIR}/culprit ${CMAKE_CURRENT_BINARY_DIR}/importers/generated
-    TIMEOUT 400 PROPERTIES RUN_SERIAL TRUE)
+    TIMEOUT 300 PROPERTIES RUN_SERIAL TRUE)
 endif()
 # A real generated set kept because its last gloo execution was cut off by the profiler's stop
 # (tests/data/importers/ddp-last-work-cut/README.md): it must import, warn, and blame both

@@ -11,6 +11,8 @@ else()
     culprit_integration_test(sim.${_test} ${_sim_scripts}/${_test}.sh
       ARGS ${CULPRIT_BIN_DIR} ${_sim_data} ${_sim_work}/${_test})
   endforeach()
+  culprit_integration_test(sim.adaptive_run ${_sim_scripts}/adaptive_run.sh
+    ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_TEST_DATA} ${_sim_work}/adaptive_run)
   # Skipped (exit 77) only while culprit-step is not built.
   culprit_integration_test(sim.same_structure_as_cpu ${_sim_scripts}/same_structure_as_cpu.sh
     ARGS ${CULPRIT_BIN_DIR} ${_sim_data} ${_sim_work}/same_structure_as_cpu ${CULPRIT_MPIRUN}

@@ -239,6 +239,23 @@ TEST_CASE("hand-written: launches keyed by kernel name and ID, a short row") {
   CHECK(r.launches[2].kernel == "other");
 }
 
+TEST_CASE(
+    "hand-written: the README's preface quirks one by one (BOM, ==PROF== with a Windows path)") {
+  // shared/counters/README.md: a UTF-8 byte-order mark, ==PROF== lines and the program's output
+  // (here a Windows path with spaces, as gemm_*.csv hold) before the header, a quoted number with
+  // thousands separators.
+  const std::string csv =
+      "\xEF\xBB\xBF==PROF== Connected to process 7 (C:\\Program Files\\My App\\a.exe)\n"
+      "wrote 7 rows to C:\\Users\\x y\\timing.csv\n" +
+      kHeader15 + "\n" + row15("0", "k(int, int)", "Duration", "nsecond", "9,589,248") + "\n";
+  const Report r = parse_ncu_csv(csv, "bom.csv");
+  CHECK(r.skipped_lines == 2);
+  REQUIRE(r.launches.size() == 1);
+  CHECK(r.launches[0].kernel == "k(int, int)");
+  CHECK(r.launches[0].line == 4);
+  CHECK(r.launches[0].find("Duration")->value == 9589248.0);
+}
+
 TEST_CASE("refusals name the file and line and say what to do") {
   CHECK(error_of("hello\n==PROF== x\n") ==
         "x.csv:2: no ncu CSV header (a line starting \"ID\",\"Process ID\",...) in 2 lines: "

@@ -312,6 +312,8 @@ TEST_CASE("the run file carries the contract's meta keys with deterministic time
   CHECK(meta["steps"] == "3");
   CHECK(meta["started_at"] == "2000-01-01T00:00:00Z");
   CHECK(meta["finished_at"] == "2000-01-01T00:00:01Z");
+  // started_at at true time 0, which rank 0's raw clock reads as 1e12 ns
+  CHECK(meta["unix_offset_ns"] == "946683800000000000");
   CHECK(std::stod(meta["model_flops_per_step"]) == stepmodel::model_flops_per_step(c.model));
   CHECK(meta["parameter_bytes"] == std::to_string(stepmodel::parameter_bytes(c.model)));
   CHECK(contents.config_json == "{\"x\": 1}");

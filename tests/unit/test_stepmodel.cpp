@@ -178,3 +178,40 @@ TEST_CASE("to_json writes the canonical resolved configuration that parse_run_co
   CHECK(to_json(c).find(R"("step_rule":{"call":"MPI_Allreduce","every":2})") != std::string::npos);
   CHECK(parse_run_config(to_json(c)).step_rule.every == 2);
 }
+
+TEST_CASE("an import's echo is a resolved configuration with an import section and no model") {
+  RunConfig c;
+  c.experiment = "import";
+  c.config_label = "imported";
+  c.seed = 0;
+  c.backend = "cuda";
+  c.ranks = 2;
+  c.warmup_steps = 0;
+  c.steps = 1;
+  c.import = ImportSection{"nsys", "nccl", true, 8, {"node \"a\".sqlite", "node-b.sqlite"}};
+  const std::string json = to_json(c);
+  CHECK(json == R"({"backend":"cuda","config_label":"imported","experiment":"import",)"
+                R"("import":{"backend":"nccl","files":["node \"a\".sqlite","node-b.sqlite"],)"
+                R"("format":"nsys","partial":true,"world_size":8},"inject":{"clock_skews":[],)"
+                R"("delays":[],"faults":[],"slowdowns":[]},"ranks":2,"repetition":0,"seed":0,)"
+                R"("steps":1,"warmup_steps":0})");
+  const RunConfig back = parse_run_config(json, PhaseNames::kAny);
+  REQUIRE(back.import.has_value());
+  CHECK(back.import->files == c.import->files);
+  CHECK(back.import->world_size == 8);
+  CHECK(to_json(back) == json);
+  // A workload's configuration has no import section.
+  CHECK_FALSE(parse_run_config(R"({"backend":"cpu","ranks":2})").import.has_value());
+  // The echo culprit wrote before the section was typed: the communication backend at the root.
+  const RunConfig old = parse_run_config(
+      R"({"experiment":"import","config_label":"imported","repetition":0,"seed":0,)"
+      R"("backend":"gloo","ranks":2,"warmup_steps":2,"steps":6,"model":{},"inject":{},)"
+      R"("import":{"format":"kineto","partial":false,"world_size":2,"files":["rank0.json"]}})",
+      PhaseNames::kAny);
+  REQUIRE(old.import.has_value());
+  CHECK(old.backend == "cpu");
+  CHECK(old.import->backend == "gloo");
+  CHECK(old.import->format == "kineto");
+  CHECK_THROWS_AS(parse_run_config(R"({"import":{"files":[3]}})"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_run_config(R"({"import":{"world_size":0}})"), std::invalid_argument);
+}

@@ -55,7 +55,9 @@ TEST_CASE("released store migrations are never edited") {
       // 5: experiment_settings (issue 33)
       "a9db37de65e7574d52b1b8c85a21f8894d1ffc0f172ec4ff323f4e54fd40b977",
       // 6: attached evidence (run_kernel_counters, run_telemetry; issue 35)
-      "34d07c0c7823322370f1d7ac85f3da39e91f9281ed5af6fce1aa2709e90f5c91"};
+      "34d07c0c7823322370f1d7ac85f3da39e91f9281ed5af6fce1aa2709e90f5c91",
+      // 7: experiment_settings.sampling (issue 37)
+      "ac73e5fdf45852622020309d1030a3d8319c54f7bea8c85dd4c8ffca4636d221"};
   REQUIRE(released.size() == static_cast<std::size_t>(kStoreSchemaVersion));
   for (int v = 0; v < kStoreSchemaVersion; ++v) {
     CAPTURE(v);

@@ -197,17 +197,15 @@ TEST_CASE("hand-written dcgmi dmon telemetry: GPU 3 (rank 11) 30 % below its pee
   const std::vector<KernelCounters> b = {kernel("k", 1e6, 1e6, 30, 30, 4)};
   const std::vector<KernelCounters> c = {kernel("k", 1.4e6, 1e6, 30, 30, 4)};
   WhyOptions o;
-  o.telemetry =
-      clock_evidence(parse_telemetry(dmon("1386"), "dmon.txt", Format::kDcgm), 11, map, {});
+  o.telemetry = clock_evidence(parse_telemetry(dmon("1386"), "dmon.txt", Format::kDcgm), 11, map);
   REQUIRE(o.telemetry);
   CHECK(o.telemetry->rank_clock_hz == 1386e6);
   CHECK(o.telemetry->peers_clock_hz == 1980e6);
   const WhyExplanation slow = find(why_verdict(&b, c, o), "clock_throttling");
   CHECK(slow.status == WhyStatus::kSupported);
   CHECK(slow.reason.rfind("rank 11's SM clock 1386 MHz is 70.0 %", 0) == 0);
-  o.telemetry =
-      clock_evidence(parse_telemetry(dmon("1980"), "dmon.txt", Format::kDcgm), 11, map, {});
+  o.telemetry = clock_evidence(parse_telemetry(dmon("1980"), "dmon.txt", Format::kDcgm), 11, map);
   CHECK(find(why_verdict(&b, c, o), "clock_throttling").status == WhyStatus::kRefuted);
-  CHECK_FALSE(clock_evidence(parse_telemetry(dmon("1980"), "d", Format::kDcgm), 5, map, {}));
+  CHECK_FALSE(clock_evidence(parse_telemetry(dmon("1980"), "d", Format::kDcgm), 5, map));
   CHECK_THROWS_AS(parse_gpu_rank("0:8"), culprit::UsageError);
 }

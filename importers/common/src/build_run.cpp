@@ -1,74 +1,38 @@
-// Records of every rank -> the run file's contents (steps, phases, collectives, kernels, clock
-// models, meta, provenance, configuration echo). Only the runfile library (culprit_runfile)
-// writes the file.
+// Records of every rank -> the run file's contents: ranks put in order, the steps every rank
+// recorded, collectives matched across ranks, clock models, then each rank's events
+// (run_events.cpp) and the run's meta and echo (run_meta.cpp). Only the runfile library
+// (culprit_runfile) writes the file.
 #include <algorithm>
-#include <array>
-#include <cstdio>
-#include <map>
 #include <set>
 
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
-#include "runfile/meta_keys.hpp"
+#include "run_parts.hpp"
 
 namespace culprit::importers {
 namespace {
 
-// Device pieces are numbered from here in `microbatch`, so that they never pair with the host
-// pieces of the same label in the phase statistics.
-// Pieces beyond the range share the last number (the analysis keys instances on 16 bits).
-constexpr int kDeviceOccurrenceBase = 30000;
-constexpr int kMaxOccurrence = 65000;
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
+// The ranks missing from `traces` (sorted by rank) below `world`, the first 8 listed.
+std::string missing_ranks(const std::vector<RankTrace>& traces, int world) {
+  std::string missing;
+  int listed = 0;
+  std::size_t k = 0;
+  for (int r = 0; r < world && listed < 8; ++r) {
+    while (k < traces.size() && traces[k].rank < r) ++k;
+    if (k < traces.size() && traces[k].rank == r) continue;
+    missing += (listed++ ? ", " : "") + std::to_string(r);
   }
-  return out + "\"";
+  return missing + (world - static_cast<int>(traces.size()) > listed ? ", ..." : "");
 }
 
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-class GlobalNames {
- public:
-  explicit GlobalNames(stepclock::RunFileContents& c) : c_(c) {}
-  std::uint16_t id(const std::string& name) {
-    auto [it, inserted] = index_.try_emplace(name, c_.names.size());
-    if (inserted) {
-      if (c_.names.size() >= 65535)
-        throw UsageError("the traces hold more than 65,535 distinct event names: not supported");
-      c_.names.push_back(name);
-    }
-    return static_cast<std::uint16_t>(it->second);
-  }
-
- private:
-  stepclock::RunFileContents& c_;
-  std::map<std::string, std::size_t> index_;
-};
-
+// Sorts the traces by rank; refuses a rank given twice, a file that says no rank, two formats
+// and (without --partial) a job with ranks missing.
 void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportSummary& s) {
   if (traces.size() == 1 && traces[0].rank < 0) {
     traces[0].rank = 0;
     traces[0].rank_source = "single file";
     s.warnings.push_back(traces[0].file +
-                         ": the file does not say its rank: taken as rank 0 of a "
-                         "1-rank job");
+                         ": the file does not say its rank: taken as rank 0 of a 1-rank job");
   }
   for (const RankTrace& t : traces) {
     if (t.rank < 0) {
@@ -92,26 +56,17 @@ void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportS
     }
   }
   s.world_size = world;
-  if (static_cast<int>(traces.size()) != world) {
-    std::string missing;
-    int listed = 0;
-    std::size_t k = 0;
-    for (int r = 0; r < world && listed < 8; ++r) {
-      while (k < traces.size() && traces[k].rank < r) ++k;
-      if (k < traces.size() && traces[k].rank == r) continue;
-      missing += (listed++ ? ", " : "") + std::to_string(r);
-    }
-    if (!o.partial) {
-      throw UsageError("the job has " + std::to_string(world) + " ranks but " +
-                       std::to_string(traces.size()) + " file(s) were given (missing rank(s) " +
-                       missing + (world - static_cast<int>(traces.size()) > listed ? ", ..." : "") +
-                       "): give every rank's file, or pass --partial to import a subset");
-    }
-    s.partial = true;
-    s.warnings.push_back("partial import: " + std::to_string(traces.size()) + " of " +
-                         std::to_string(world) +
-                         " ranks; collectives are matched among the imported ranks only");
+  if (static_cast<int>(traces.size()) == world) return;
+  if (!o.partial) {
+    throw UsageError("the job has " + std::to_string(world) + " ranks but " +
+                     std::to_string(traces.size()) + " file(s) were given (missing rank(s) " +
+                     missing_ranks(traces, world) +
+                     "): give every rank's file, or pass --partial to import a subset");
   }
+  s.partial = true;
+  s.warnings.push_back("partial import: " + std::to_string(traces.size()) + " of " +
+                       std::to_string(world) +
+                       " ranks; collectives are matched among the imported ranks only");
 }
 
 // Every rank's rule (rank_source less the rank's own process and device), the distinct ones
@@ -131,16 +86,159 @@ std::string rank_rule(const std::vector<RankTrace>& traces) {
   return out;
 }
 
-// An event of `rank` in `step` named `name` over [begin_ns, end_ns]; the rest of its identifiers
-// are the caller's.
-stepclock::EventRecord timed_event(stepclock::EventKind kind, std::int32_t rank, int step,
-                                   std::uint16_t name, std::int64_t begin_ns, std::int64_t end_ns) {
-  return {.begin_ns = begin_ns,
-          .end_ns = end_ns,
-          .rank = rank,
-          .step = step,
-          .name = name,
-          .kind = kind};
+// The job as the mapping rules see it: each rank's steps and collectives.
+struct Job {
+  std::vector<RankSteps> steps;
+  std::vector<std::vector<RankCollective>> colls;
+  std::set<int> common;  // the steps every rank recorded
+};
+
+// Steps every rank recorded; the others are left out (an incomplete step would end the usable
+// timeline of the analysis), warned per file.
+std::set<int> keep_common_steps(const std::vector<RankTrace>& traces, Job& job, ImportSummary& s) {
+  std::set<int> common;
+  for (const StepSpan& x : job.steps[0].steps) common.insert(x.step);
+  for (std::size_t r = 1; r < traces.size(); ++r) {
+    std::set<int> both;
+    for (const StepSpan& x : job.steps[r].steps) {
+      if (common.count(x.step)) both.insert(x.step);
+    }
+    common = std::move(both);
+  }
+  for (int step : steps_cut_short(traces, job.colls, s.warnings)) common.erase(step);
+  for (std::size_t r = 0; r < traces.size(); ++r) {
+    const std::size_t before = job.steps[r].steps.size();
+    std::erase_if(job.steps[r].steps, [&](const StepSpan& x) { return !common.count(x.step); });
+    if (job.steps[r].steps.size() != before) {
+      s.warnings.push_back(traces[r].file + ": " +
+                           std::to_string(before - job.steps[r].steps.size()) +
+                           " step(s) not recorded whole by every rank are left out");
+    }
+    std::erase_if(job.colls[r], [&](const RankCollective& c) { return !common.count(c.step); });
+  }
+  if (common.empty()) {
+    throw UsageError("no step is recorded in every file (" + traces[0].file +
+                     " and the others share none): are they of one job and one profiling window?");
+  }
+  return common;
+}
+
+// Steps and collectives of every rank, collectives matched across ranks by identifiers (those
+// that contradict each other dropped under --partial).
+Job map_job(std::vector<RankTrace>& traces, const ImportOptions& o, ImportSummary& s) {
+  Job job;
+  job.steps.resize(traces.size());
+  job.colls.resize(traces.size());
+  for (std::size_t r = 0; r < traces.size(); ++r) {
+    job.steps[r] = find_steps(traces[r], o.steps);
+    job.colls[r] = rank_collectives(traces[r], job.steps[r]);
+  }
+  job.common = keep_common_steps(traces, job, s);
+  assign_identities(traces, job.colls);
+  const CollectiveCheck check = check_collectives(traces, job.colls, o.partial);
+  s.warnings.insert(s.warnings.end(), check.warnings.begin(), check.warnings.end());
+  for (auto& list : job.colls) {
+    std::erase_if(list, [&](const RankCollective& c) {
+      return check.dropped.count({c.step, c.ordinal}) > 0;
+    });
+  }
+  return job;
+}
+
+// Clock models from the collectives (step labels that disagree with them warned); ranks read
+// from one export share its clock exactly (nsys: one session's timestamps), marked `shared`.
+std::vector<RankClock> job_clocks(const std::vector<RankTrace>& traces, const Job& job,
+                                  std::vector<bool>& shared, ImportSummary& s) {
+  std::vector<RankClock> clocks = clock_models(job.colls, job.steps);
+  check_step_numbers(traces, job.steps, clocks, s.warnings);
+  shared.assign(traces.size(), false);
+  for (std::size_t r = 1; r < traces.size(); ++r) {
+    if (traces[r].clock_domain.empty() || traces[r].clock_domain != traces[0].clock_domain)
+      continue;
+    clocks[r] = RankClock{};
+    shared[r] = true;
+  }
+  return clocks;
+}
+
+// Per collective whose process group has ranks not imported: "step:seq ..." (partial only).
+std::string incomplete_collectives(const std::vector<RankTrace>& traces, const Job& job,
+                                   ImportSummary& s) {
+  std::string incomplete;
+  if (!s.partial) return incomplete;
+  for (const auto& [step, seq] : collectives_missing_members(traces, job.colls)) {
+    incomplete +=
+        (incomplete.empty() ? "" : " ") + std::to_string(step) + ":" + std::to_string(seq);
+    ++s.incomplete_collectives;
+  }
+  return incomplete;
+}
+
+// Rank r's clock model in the run file, warned when it rests on nothing or contradicts itself.
+runfile::ClockModel clock_model(std::int32_t rank, const RankTrace& t, const RankClock& clock,
+                                bool shared, ImportSummary& s) {
+  runfile::ClockModel m;
+  m.rank = rank;
+  m.host = t.host;
+  m.ref_ns = clock.ref_ns;
+  m.offset_ns = clock.offset_ns;
+  m.uncertainty_ns = clock.uncertainty_ns;
+  m.exchanges = clock.constraints;
+  if (rank > 0 && clock.constraints == 0 && !shared) {
+    s.warnings.push_back(t.file +
+                         ": no collective shared with every rank: its clock is taken as rank "
+                         "0's, with unknown uncertainty");
+  }
+  if (clock.contradicted) {
+    s.warnings.push_back(t.file +
+                         ": the collectives' order contradicts every constant clock offset "
+                         "(clock drift?): the median offset is kept");
+  }
+  return m;
+}
+
+void add_provenance(std::int32_t rank, const RankTrace& t, runfile::RunFileContents& c) {
+  c.provenance.push_back({rank, "trace_file", t.file});
+  c.provenance.push_back({rank, "trace_rank", std::to_string(t.rank)});
+  c.provenance.push_back({rank, "trace_rank_source", t.rank_source});
+  c.provenance.push_back({rank, "trace_events", std::to_string(t.events_read)});
+}
+
+void add_gemm(GemmTotals& total, const GemmTotals& g) {
+  total.kernels += g.kernels;
+  total.ns += g.ns;
+  total.without_shapes += g.without_shapes;
+  total.shaped_ns += g.shaped_ns;
+  total.flops += g.flops;
+}
+
+// The measured steps (from `warmup_until` on) among the common ones; none is refused.
+int steady_steps(const std::set<int>& common, int warmup_until, const ImportOptions& o) {
+  int steady = 0;
+  for (int x : common) steady += x >= warmup_until ? 1 : 0;
+  if (steady == 0) {
+    throw UsageError("--warmup " + std::to_string(o.warmup_steps) + " leaves none of the " +
+                     std::to_string(common.size()) + " recorded step(s) as a measured step");
+  }
+  return steady;
+}
+
+// Events by (step, rank, begin); kernel classes counted into the summary; each warning once (a
+// rule said of every rank of one file is said once).
+void finish(runfile::RunFileContents& c, const ClassCounts& classes, ImportSummary& s) {
+  for (std::size_t k = 0; k < classes.size(); ++k) {
+    if (classes[k] > 0)
+      s.kernel_classes[kernel_class_name(static_cast<KernelClass>(k))] = classes[k];
+  }
+  std::stable_sort(c.events.begin(), c.events.end(),
+                   [](const runfile::EventRecord& a, const runfile::EventRecord& b) {
+                     if (a.step != b.step) return a.step < b.step;
+                     if (a.rank != b.rank) return a.rank < b.rank;
+                     return a.begin_ns < b.begin_ns;
+                   });
+  s.events = static_cast<std::int64_t>(c.events.size());
+  std::set<std::string> said;
+  std::erase_if(s.warnings, [&](const std::string& w) { return !said.insert(w).second; });
 }
 
 }  // namespace
@@ -149,249 +247,40 @@ ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
   if (traces.empty()) throw UsageError("import needs at least one trace file");
   ImportedRun out;
   ImportSummary& s = out.summary;
+  runfile::RunFileContents& c = out.contents;
+  check_one_job(traces);
   order_ranks(traces, o, s);
   s.rank_rule = rank_rule(traces);
-  const std::size_t ranks = traces.size();
   s.format = traces[0].format;
-  s.ranks = static_cast<int>(ranks);
-
-  std::vector<RankSteps> steps(ranks);
-  std::vector<std::vector<RankCollective>> colls(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) {
-    steps[r] = find_steps(traces[r], o.steps);
-    colls[r] = rank_collectives(traces[r], steps[r]);
-  }
-  // Steps every rank recorded; the others are left out (an incomplete step would end the
-  // usable timeline of the analysis).
-  std::set<int> common;
-  for (const StepSpan& x : steps[0].steps) common.insert(x.step);
-  for (std::size_t r = 1; r < ranks; ++r) {
-    std::set<int> mine;
-    for (const StepSpan& x : steps[r].steps) mine.insert(x.step);
-    std::set<int> both;
-    std::set_intersection(common.begin(), common.end(), mine.begin(), mine.end(),
-                          std::inserter(both, both.begin()));
-    common = std::move(both);
-  }
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const std::size_t before = steps[r].steps.size();
-    std::erase_if(steps[r].steps, [&](const StepSpan& x) { return !common.count(x.step); });
-    if (steps[r].steps.size() != before) {
-      s.warnings.push_back(traces[r].file + ": " + std::to_string(before - steps[r].steps.size()) +
-                           " step(s) not recorded by every rank are left out");
-    }
-    std::erase_if(colls[r], [&](const RankCollective& c) { return !common.count(c.step); });
-  }
-  if (common.empty()) {
-    throw UsageError("no step is recorded in every file (" + traces[0].file +
-                     " and the others share none): are they of one job and one profiling window?");
-  }
-  s.steps = static_cast<int>(common.size());
-
-  assign_identities(traces, colls);
-  const CollectiveCheck check = check_collectives(traces, colls, o.partial);
-  s.warnings.insert(s.warnings.end(), check.warnings.begin(), check.warnings.end());
-  for (auto& list : colls) {
-    std::erase_if(list, [&](const RankCollective& c) {
-      return check.dropped.count({c.step, c.ordinal}) > 0;
-    });
-  }
-  std::vector<RankClock> clocks = clock_models(colls, steps);
-  // Ranks read from one export share its clock exactly (nsys: one session's timestamps).
-  std::vector<bool> same_clock(ranks, false);
-  for (std::size_t r = 1; r < ranks; ++r) {
-    if (traces[r].clock_domain.empty() || traces[r].clock_domain != traces[0].clock_domain)
-      continue;
-    clocks[r] = RankClock{};
-    same_clock[r] = true;
-  }
-  // Per collective, whether members are missing (meta incomplete_collectives: "step:seq ...").
-  std::string incomplete;
-  if (s.partial) {
-    for (const auto& [step, seq] : collectives_missing_members(traces, colls)) {
-      incomplete +=
-          (incomplete.empty() ? "" : " ") + std::to_string(step) + ":" + std::to_string(seq);
-      ++s.incomplete_collectives;
-    }
-  }
-
-  const int first_step = *common.begin();
-  const int warmup_until = first_step + std::max(0, o.warmup_steps);
-  GemmTotals gemm;
-  std::array<std::int64_t, static_cast<std::size_t>(KernelClass::kOther) + 1> class_counts{};
-
-  stepclock::RunFileContents& c = out.contents;
+  s.ranks = static_cast<int>(traces.size());
+  Job job = map_job(traces, o, s);
+  s.steps = static_cast<int>(job.common.size());
+  std::vector<bool> shared;
+  const std::vector<RankClock> clocks = job_clocks(traces, job, shared, s);
+  RunFacts facts;
+  facts.incomplete = incomplete_collectives(traces, job, s);
+  facts.warmup_until = *job.common.begin() + std::max(0, o.warmup_steps);
   GlobalNames names(c);
-  const std::uint16_t step_name = names.id("step");
-  for (std::size_t r = 0; r < ranks; ++r) {
+  ClassCounts classes{};
+  for (std::size_t r = 0; r < traces.size(); ++r) {
     RankTrace& t = traces[r];
     const auto rank = static_cast<std::int32_t>(r);
     s.files.push_back(t.file);
     s.events_read += t.events_read;
-    for (const StepSpan& x : steps[r].steps) {
-      c.events.push_back(
-          timed_event(stepclock::EventKind::kStep, rank, x.step, step_name, x.begin_ns, x.end_ns));
-    }
-    const std::vector<Phase> phases = flatten_phases(t, steps[r], colls[r]);
-    for (const Phase& p : phases) {
-      stepclock::EventRecord e = timed_event(stepclock::EventKind::kCompute, rank, p.step,
-                                             names.id(t.names[p.name]), p.begin_ns, p.end_ns);
-      e.microbatch = std::min(p.occurrence, kDeviceOccurrenceBase - 1);
-      c.events.push_back(e);
-    }
-    for (const RankCollective& k : colls[r]) {
-      stepclock::EventRecord e =
-          timed_event(stepclock::EventKind::kCollective, rank, k.step, names.id(t.names[k.name]),
-                      k.arrival_ns, k.completion_ns);
-      e.seq = k.ordinal;
-      if (k.numel <= 0 || __builtin_mul_overflow(k.numel, std::max(k.elem_bytes, 1), &e.bytes))
-        e.bytes = 0;
-      c.events.push_back(e);
-      ++s.collectives;
-    }
-    // Kernels under their launching region (runtime call -> correlation id -> kernel).
-    std::map<std::int64_t, std::int64_t> launch_at;
-    for (const TraceRecord& x : t.records) {
-      if (x.kind == RecordKind::kRuntime && x.correlation >= 0 && !x.on_device &&
-          x.thread == steps[r].main_thread)
-        launch_at[x.correlation] = x.begin_ns;
-    }
-    std::map<std::pair<int, std::uint16_t>, int> occurrence;
-    int outside = 0;
-    for (const TraceRecord& x : t.records) {
-      if (!x.on_device) continue;
-      const KernelClass kind = t.kernel_classes.of(t.names, x.name).kind;
-      if (x.kind == RecordKind::kOther) {  // copies, memsets, GPU annotations: counted only
-        if (kind == KernelClass::kMemcpy || kind == KernelClass::kMemset)
-          ++class_counts[static_cast<std::size_t>(kind)];
-        continue;
-      }
-      if (x.kind != RecordKind::kKernel && x.kind != RecordKind::kCollectiveWork) continue;
-      ++s.kernels;
-      ++class_counts[static_cast<std::size_t>(kind)];
-      auto launch = launch_at.find(x.correlation);
-      const std::int64_t when = launch != launch_at.end() ? launch->second : x.begin_ns;
-      const int step = step_at(steps[r], when);
-      if (step < 0) {
-        ++outside;
-        continue;
-      }
-      // A collective's kernel is its device-side arrival (the call is the host-side one): it
-      // keeps its own name; other kernels are named by the region that launched them.
-      const Phase* region = launch != launch_at.end() && x.kind == RecordKind::kKernel
-                                ? phase_at(phases, when)
-                                : nullptr;
-      stepclock::EventRecord e = timed_event(
-          stepclock::EventKind::kCompute, rank, step,
-          names.id(region ? t.names[region->name] : t.names[x.name]), x.begin_ns, x.end_ns);
-      e.microbatch = std::min(kDeviceOccurrenceBase + occurrence[{step, e.name}]++, kMaxOccurrence);
-      e.device = x.device;
-      e.stream = static_cast<std::int16_t>(x.thread);
-      c.events.push_back(e);
-    }
-    if (outside > 0) {
-      s.warnings.push_back(t.file + ": " + std::to_string(outside) +
-                           " kernel(s) outside every step are not kept");
-    }
-    stepclock::ClockModel m;
-    m.rank = rank;
-    m.host = t.host;
-    m.ref_ns = clocks[r].ref_ns;
-    m.offset_ns = clocks[r].offset_ns;
-    m.uncertainty_ns = clocks[r].uncertainty_ns;
-    m.exchanges = clocks[r].constraints;
-    c.clocks.push_back(m);
-    if (r > 0 && clocks[r].constraints == 0 && !same_clock[r]) {
-      s.warnings.push_back(t.file +
-                           ": no collective shared with every rank: its clock is taken "
-                           "as rank 0's, with unknown uncertainty");
-    }
-    if (clocks[r].contradicted) {
-      s.warnings.push_back(t.file +
-                           ": the collectives' order contradicts every constant clock "
-                           "offset (clock drift?): the median offset is kept");
-    }
+    add_rank_events({rank, &t, &job.steps[r], &job.colls[r]}, names, c, s, classes);
+    c.clocks.push_back(clock_model(rank, t, clocks[r], shared[r], s));
     for (const std::string& w : t.warnings) s.warnings.push_back(w);
-    c.provenance.push_back({rank, "trace_file", t.file});
-    c.provenance.push_back({rank, "trace_rank", std::to_string(t.rank)});
-    c.provenance.push_back({rank, "trace_rank_source", t.rank_source});
-    c.provenance.push_back({rank, "trace_events", std::to_string(t.events_read)});
-    const GemmTotals g = gemm_totals(t, steps[r], warmup_until);
-    gemm.kernels += g.kernels;
-    gemm.ns += g.ns;
-    gemm.without_shapes += g.without_shapes;
-    gemm.shaped_ns += g.shaped_ns;
-    gemm.flops += g.flops;
-    // Memory stays O(kept events): a rank's records go once its events are built.
-    t.records = {};
+    add_provenance(rank, t, c);
+    add_gemm(facts.gemm, gemm_totals(t, job.steps[r], facts.warmup_until));
+    t.records = {};  // memory stays O(kept events): a rank's records go once its events are built
   }
-  for (std::size_t k = 0; k < class_counts.size(); ++k) {
-    if (class_counts[k] > 0)
-      s.kernel_classes[kernel_class_name(static_cast<KernelClass>(k))] = class_counts[k];
-  }
-  std::stable_sort(c.events.begin(), c.events.end(),
-                   [](const stepclock::EventRecord& a, const stepclock::EventRecord& b) {
-                     if (a.step != b.step) return a.step < b.step;
-                     if (a.rank != b.rank) return a.rank < b.rank;
-                     return a.begin_ns < b.begin_ns;
-                   });
-  s.events = static_cast<std::int64_t>(c.events.size());
-
-  int steady = 0;
-  for (int x : common) steady += x >= warmup_until ? 1 : 0;
-  if (steady == 0) {
-    throw UsageError("--warmup " + std::to_string(o.warmup_steps) + " leaves none of the " +
-                     std::to_string(common.size()) + " recorded step(s) as a measured step");
-  }
-  std::string backend = traces[0].backend;
-  if (backend.empty()) {
-    // Not in the file (legacy, nsys): the collectives' own names tell it.
-    for (std::size_t n = 0; n < traces[0].names.size() && backend.empty(); ++n) {
-      const std::string& name = traces[0].names[static_cast<std::uint32_t>(n)];
-      if (name.rfind("gloo:", 0) == 0) backend = "gloo";
-      if (name.rfind("nccl", 0) == 0) backend = "nccl";
-      if (name.rfind("MPI_", 0) == 0) backend = "mpi";
-    }
-  }
-  if (backend.empty()) backend = "unknown";
-  s.backend = backend;
-  namespace meta = runfile::meta;
-  c.meta = {{meta::kSource, "culprit import"},
-            {meta::kTraceFormat, s.format},
-            {meta::kBackend, backend},
-            {meta::kRanks, std::to_string(ranks)},
-            {meta::kWorldSize, std::to_string(s.world_size)},
-            {meta::kWarmupSteps, std::to_string(warmup_until)},
-            {meta::kSteps, std::to_string(steady)},
-            {meta::kPartial, s.partial ? "1" : "0"},
-            {meta::kIncompleteCollectives, incomplete},
-            {meta::kModelFlopsPerStep, "0"},
-            {meta::kParameterBytes, "0"},
-            // Device events are the compute events numbered from here in `microbatch`.
-            {meta::kDeviceMicrobatchBase, std::to_string(kDeviceOccurrenceBase)},
-            // Measured steps' GEMM kernels over all ranks, FLOPs from recorded shapes.
-            {meta::kGemmKernels, std::to_string(gemm.kernels)},
-            {meta::kGemmKernelNs, number_text(gemm.ns)},
-            {meta::kGemmKernelsWithoutShapes, std::to_string(gemm.without_shapes)},
-            {meta::kGemmShapedNs, number_text(gemm.shaped_ns)},
-            {meta::kGemmFlops, number_text(gemm.flops)}};
-  // A rule said of every rank of one file (no step marker, ...) is said once.
-  std::set<std::string> said;
-  std::erase_if(s.warnings, [&](const std::string& w) { return !said.insert(w).second; });
+  finish(c, classes, s);
+  facts.steady = steady_steps(job.common, facts.warmup_until, o);
+  s.backend = job_backend(traces[0]);
+  c.meta = import_meta(s, facts);
   c.provenance.push_back({-1, "import_warnings", std::to_string(s.warnings.size())});
   c.provenance.push_back({-1, "rank_rule", s.rank_rule});
-  std::string files = "[";
-  for (std::size_t r = 0; r < s.files.size(); ++r)
-    files += (r ? "," : "") + json_string(s.files[r]);
-  files += "]";
-  c.config_json =
-      "{\"experiment\":" + json_string(o.experiment) + ",\"config_label\":" + json_string(o.label) +
-      ",\"repetition\":0,\"seed\":0,\"backend\":" + json_string(backend) +
-      ",\"ranks\":" + std::to_string(ranks) + ",\"warmup_steps\":" + std::to_string(warmup_until) +
-      ",\"steps\":" + std::to_string(steady) +
-      ",\"model\":{},\"inject\":{},\"import\":{\"format\":" + json_string(s.format) +
-      ",\"partial\":" + (s.partial ? "true" : "false") +
-      ",\"world_size\":" + std::to_string(s.world_size) + ",\"files\":" + files + "}}";
+  c.config_json = import_echo(o, s, facts);
   return out;
 }
 

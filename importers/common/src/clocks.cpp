@@ -1,6 +1,15 @@
 // Per-rank clock models from the collective constraints: every rank's trace is on its own
-// clock; collectives every rank took part in complete together and no rank completes before
-// the last one arrived. Raw timestamps are never rewritten: the model maps them.
+// clock; collectives every rank took part in complete together (ties) and no rank completes
+// before the last one arrived (causality). Raw timestamps are never rewritten: the model maps
+// them.
+//
+// A straggler's delay moves its arrivals, never its completions: an offset taken from the
+// ties does not absorb the delay, while the causal interval alone stretches by the delay on
+// the side the straggler waited for (rank 0 arriving 30 ms before a straggler bounds the
+// offset only to within 30 ms). So the offset is the median tie, clamped into the causal
+// interval, and the uncertainty is how far the ties themselves disagree with it (the worst
+// tie, at least the timestamps' resolution), within the causal interval: the recorded
+// completions of one collective differ by the workers' recording tails, not by a delay.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,17 +29,15 @@ double median(std::vector<double> v) {
   return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
 }
 
-}  // namespace
+// Torch's traces write integer microseconds (legacy, Kineto v1): two ties cannot agree better.
+constexpr double kResolution_ns = 1000;
+// Fewer ties than this say nothing about their own spread: the causal interval is the bound.
+constexpr std::size_t kMinTies = 3;
 
-std::vector<RankClock> clock_models(const std::vector<std::vector<RankCollective>>& colls,
-                                    const std::vector<RankSteps>& steps) {
+// Collectives every rank took part in with a known completion, by (step, ordinal).
+std::vector<std::vector<const RankCollective*>> shared_ties(
+    const std::vector<std::vector<RankCollective>>& colls) {
   const std::size_t ranks = colls.size();
-  std::vector<RankClock> result(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) {
-    if (!steps[r].steps.empty()) result[r].ref_ns = steps[r].steps.front().begin_ns;
-  }
-  if (ranks < 2) return result;
-  // Collectives present on every rank, by (step, ordinal).
   std::map<std::pair<int, int>, std::vector<const RankCollective*>> by_key;
   for (std::size_t r = 0; r < ranks; ++r) {
     for (const RankCollective& c : colls[r]) {
@@ -39,38 +46,65 @@ std::vector<RankClock> clock_models(const std::vector<std::vector<RankCollective
       slot[r] = &c;
     }
   }
-  std::erase_if(by_key, [](const auto& kv) {
-    return std::find(kv.second.begin(), kv.second.end(), nullptr) != kv.second.end();
-  });
+  std::vector<std::vector<const RankCollective*>> ties;
+  for (auto& [key, members] : by_key) {
+    const bool complete = std::all_of(members.begin(), members.end(), [](const auto* c) {
+      return c != nullptr && c->completion_known;
+    });
+    if (complete) ties.push_back(std::move(members));
+  }
+  return ties;
+}
+
+double diff(std::int64_t x, std::int64_t y) {
+  return static_cast<double>(x) - static_cast<double>(y);  // no int64 overflow
+}
+
+// Rank r against rank 0 over the ties.
+RankClock clock_of(const std::vector<std::vector<const RankCollective*>>& ties, std::size_t r) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  for (std::size_t r = 1; r < ranks; ++r) {
-    std::vector<double> coincide;
-    double lo = -kInf, hi = kInf;
-    for (const auto& [key, m] : by_key) {
-      const auto& a = *m[0];
-      const auto& b = *m[r];
-      auto diff = [](std::int64_t x, std::int64_t y) {
-        return static_cast<double>(x) - static_cast<double>(y);  // no int64 overflow
-      };
-      coincide.push_back(diff(a.completion_ns, b.completion_ns));
-      // b.completion + offset >= a.arrival and b.arrival + offset <= a.completion.
-      lo = std::max(lo, diff(a.arrival_ns, b.completion_ns));
-      hi = std::min(hi, diff(a.completion_ns, b.arrival_ns));
-    }
-    RankClock& c = result[r];
-    c.constraints = static_cast<int>(coincide.size());
-    if (coincide.empty()) continue;  // no constraint: same clock assumed (a warning upstream)
-    const double estimate = median(coincide);
-    if (lo <= hi) {
-      c.offset_ns = std::clamp(estimate, lo, hi);
-      c.uncertainty_ns = std::max(c.offset_ns - lo, hi - c.offset_ns);
-    } else {
-      c.contradicted = true;
-      c.offset_ns = estimate;
-      double spread = 0;
-      for (double d : coincide) spread = std::max(spread, std::abs(d - estimate));
-      c.uncertainty_ns = spread;
-    }
+  std::vector<double> coincide;
+  double lo = -kInf, hi = kInf;
+  for (const auto& m : ties) {
+    const RankCollective& a = *m[0];
+    const RankCollective& b = *m[r];
+    coincide.push_back(diff(a.completion_ns, b.completion_ns));
+    // b.completion + offset >= a.arrival and b.arrival + offset <= a.completion.
+    lo = std::max(lo, diff(a.arrival_ns, b.completion_ns));
+    hi = std::min(hi, diff(a.completion_ns, b.arrival_ns));
+  }
+  RankClock c;
+  c.constraints = static_cast<int>(coincide.size());
+  if (coincide.empty()) return c;  // no constraint: same clock assumed (a warning upstream)
+  const double estimate = median(coincide);
+  double spread = kResolution_ns;
+  for (double d : coincide) spread = std::max(spread, std::abs(d - estimate));
+  if (lo > hi) {  // no constant offset satisfies causality: drift, or mismatched files
+    c.contradicted = true;
+    c.offset_ns = estimate;
+    c.uncertainty_ns = spread;
+    return c;
+  }
+  c.offset_ns = std::clamp(estimate, lo, hi);
+  const double causal = std::max(c.offset_ns - lo, hi - c.offset_ns);
+  c.uncertainty_ns = coincide.size() < kMinTies
+                         ? causal
+                         : std::min(causal, spread + std::abs(c.offset_ns - estimate));
+  return c;
+}
+
+}  // namespace
+
+std::vector<RankClock> clock_models(const std::vector<std::vector<RankCollective>>& colls,
+                                    const std::vector<RankSteps>& steps) {
+  const std::size_t ranks = colls.size();
+  std::vector<RankClock> result(ranks);
+  if (ranks >= 2) {
+    const auto ties = shared_ties(colls);
+    for (std::size_t r = 1; r < ranks; ++r) result[r] = clock_of(ties, r);
+  }
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (!steps[r].steps.empty()) result[r].ref_ns = steps[r].steps.front().begin_ns;
   }
   return result;
 }

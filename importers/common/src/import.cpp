@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <utility>
 
 #include "culprit/errors.hpp"
@@ -43,6 +45,56 @@ bool is_sqlite_file(const std::string& path) {
          std::string_view(magic, 16) == std::string_view("SQLite format 3\0", 16);
 }
 
+// A folder may hold other JSON beside its traces (a config.json): a plain .json file small
+// enough to be no trace of a step, holding no "traceEvents", is not one of the folder's traces.
+// A gzip file or a larger one is read as a trace (and refused there if it is none).
+bool is_small_json_without_events(const std::string& path) {
+  constexpr std::uintmax_t kSmall = 1 << 20;
+  std::error_code ec;
+  if (!ends_with(path, ".json") || std::filesystem::file_size(path, ec) > kSmall || ec) {
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+  return first != std::string::npos && text[first] == '{' &&
+         text.find("\"traceEvents\"") == std::string::npos;
+}
+
+// Why a folder holds no trace, when it can tell: trace files in another letter case, or traces
+// one level down.
+std::string folder_hint(const std::string& folder, Format format) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string cased, below;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    std::string name = entry.path().filename().string();
+    if (entry.is_directory()) {
+      for (const auto& inner : fs::directory_iterator(entry.path(), ec)) {
+        if (inner.is_regular_file() && is_trace_name(inner.path().filename().string(), format)) {
+          below = entry.path().string();
+          break;
+        }
+      }
+      continue;
+    }
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (cased.empty() && entry.is_regular_file() && is_trace_name(name, format))
+      cased = entry.path().filename().string();
+  }
+  std::string hint;
+  if (!cased.empty()) {
+    hint += " (" + cased +
+            " has an upper-case extension: rename it in lower case, or give the "
+            "file itself)";
+  }
+  if (!below.empty()) {
+    hint += " (" + below + " holds trace files: give that folder, one folder per job)";
+  }
+  return hint;
+}
+
 // Each --format and its name, the one list parse_format and format_name read.
 constexpr std::array<std::pair<Format, const char*>, 4> kFormatNames = {
     {{Format::kAuto, "auto"},
@@ -73,7 +125,8 @@ const char* format_name(Format format) {
   return "auto";
 }
 
-std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format) {
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format,
+                                       std::vector<std::string>* notes) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   for (const std::string& p : paths) {
@@ -81,10 +134,21 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Fo
     if (fs::is_directory(p, ec)) {
       std::vector<std::string> found;
       for (const auto& entry : fs::directory_iterator(p, ec)) {
-        if (entry.is_regular_file() && is_trace_name(entry.path().filename().string(), format))
-          found.push_back(entry.path().string());
+        if (!entry.is_regular_file() || !is_trace_name(entry.path().filename().string(), format))
+          continue;
+        if (is_small_json_without_events(entry.path().string())) {
+          if (notes)
+            notes->push_back(entry.path().string() +
+                             ": not a profiler trace (no "
+                             "traceEvents): left out of the folder's files");
+          continue;
+        }
+        found.push_back(entry.path().string());
       }
-      if (found.empty()) throw UsageError(p + ": the folder holds no " + trace_names(format));
+      if (found.empty()) {
+        throw UsageError(p + ": the folder holds no " + trace_names(format) +
+                         folder_hint(p, format));
+      }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::is_regular_file(p, ec)) {
@@ -118,8 +182,12 @@ RankTrace read_trace(const std::string& path, Format format) {
 }
 
 ImportedRun import_traces(const std::vector<std::string>& paths, const ImportOptions& options) {
-  const std::vector<std::string> files = expand_inputs(paths, options.format);
-  return build_run(read_traces(files, options.format, options.rank_by), options);
+  std::vector<std::string> notes;
+  const std::vector<std::string> files = expand_inputs(paths, options.format, &notes);
+  std::vector<RankTrace> traces = read_traces(files, options.format, options.rank_by);
+  if (!traces.empty())
+    traces.front().warnings.insert(traces.front().warnings.begin(), notes.begin(), notes.end());
+  return build_run(std::move(traces), options);
 }
 
 }  // namespace culprit::importers

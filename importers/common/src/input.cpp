@@ -1,6 +1,7 @@
 #include "culprit/importers/input.hpp"
 
 #include <libdeflate.h>
+#include <simdjson.h>
 #include <zlib.h>
 
 #include <fstream>
@@ -122,7 +123,68 @@ std::string read_input(const std::string& path) {
   bytes.resize(size);
   in.read(bytes.data(), static_cast<std::streamsize>(size));
   if (!in) throw UsageError(path + ": read error");
-  return is_gzip(bytes) ? gunzip(bytes, path) : bytes;
+  if (is_gzip(bytes)) bytes = gunzip(bytes, path);
+  // A byte-order mark (some editors and Windows tools write one) was "not a profiler trace".
+  if (bytes.starts_with("\xEF\xBB\xBF")) bytes.replace(0, 3, "   ");
+  return bytes;
+}
+
+namespace {
+
+// The length of the valid UTF-8 sequence at s[i], 0 when none starts there (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::size_t first_invalid_utf8(std::string_view text) {
+  if (simdjson::validate_utf8(text.data(), text.size())) return std::string_view::npos;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_sequence(text, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+std::string replace_invalid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_sequence(text, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
 }
 
 }  // namespace culprit::importers

@@ -16,17 +16,18 @@ namespace culprit::importers {
 
 std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format format,
                                    RankBy rank_by) {
-  std::vector<RankTrace> traces;
+  std::vector<RankTrace> traces, nsys;  // Nsight Systems exports are numbered together
   traces.reserve(files.size());
-  auto add = [&](RankTrace t) {
-    if (t.format != "nsys") return traces.push_back(std::move(t));
-    for (RankTrace& r : split_nsys_ranks(std::move(t), rank_by)) traces.push_back(std::move(r));
+  auto add = [&](RankTrace t) { (t.format == "nsys" ? nsys : traces).push_back(std::move(t)); };
+  auto done = [&] {
+    for (RankTrace& r : split_nsys_ranks(std::move(nsys), rank_by)) traces.push_back(std::move(r));
+    return std::move(traces);
   };
   const std::size_t threads =
       std::min<std::size_t>(files.size(), std::max(1U, std::thread::hardware_concurrency()));
   if (threads <= 1) {
     for (const std::string& f : files) add(read_trace(f, format));
-    return traces;
+    return done();
   }
   std::vector<std::optional<RankTrace>> read(files.size());
   std::vector<std::exception_ptr> errors(files.size());
@@ -55,7 +56,7 @@ std::vector<RankTrace> read_traces(const std::vector<std::string>& files, Format
     if (e) std::rethrow_exception(e);
   }
   for (auto& t : read) add(std::move(*t));
-  return traces;
+  return done();
 }
 
 }  // namespace culprit::importers

@@ -2,10 +2,12 @@
 
 #include <simdjson.h>
 
+#include <charconv>
 #include <climits>
 #include <cmath>
 
 #include "culprit/errors.hpp"
+#include "culprit/importers/input.hpp"
 
 namespace culprit::importers {
 namespace {
@@ -173,16 +175,43 @@ void read_group_config(od::array groups, KinetoHeader& h) {
   }
 }
 
+// A whole number as writers spell it: 1, 1.0 or "1" (hand-made and converted traces); anything
+// else (1.5, "one", true) is kept as its text in `bad` so that the caller refuses it by name
+// instead of reading it as "no rank".
+void read_whole(od::value v, std::optional<std::int64_t>& out, std::string& bad) {
+  std::int64_t n = 0;
+  double d = 0;
+  std::string_view text;
+  od::json_type type;
+  if (v.type().get(type)) return;
+  if (type == od::json_type::number) {
+    if (!v.get_int64().get(n)) {
+      out = n;
+      return;
+    }
+    if (!v.get_double().get(d) && std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9e18) {
+      out = static_cast<std::int64_t>(d);
+      return;
+    }
+  } else if (type == od::json_type::string && !v.get_string().get(text) && !text.empty()) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec == std::errc() && end == text.data() + text.size()) {
+      out = n;
+      return;
+    }
+  }
+  bad = std::string(v.raw_json_token().substr(0, 40));
+}
+
 void read_distributed(od::object info, KinetoHeader& h) {
   for (auto field : info) {
     std::string_view key;
     if (field.unescaped_key().get(key)) continue;
     od::value v = field.value();
-    std::int64_t n = 0;
     if (key == "rank") {
-      if (!v.get_int64().get(n)) h.rank = n;
+      read_whole(v, h.rank, h.bad_rank);
     } else if (key == "world_size") {
-      if (!v.get_int64().get(n)) h.world_size = n;
+      read_whole(v, h.world_size, h.bad_world_size);
     } else if (key == "backend") {
       std::string_view s;
       if (!v.get_string().get(s)) h.backend = std::string(s);
@@ -190,6 +219,57 @@ void read_distributed(od::object info, KinetoHeader& h) {
       od::array groups;
       if (!v.get_array().get(groups)) read_group_config(groups, h);
     }
+  }
+}
+
+// One element of traceEvents (simdjson errors propagate to tokenize_kineto, which names the
+// offset).
+RawEvent read_event(od::object ev, const std::string& file, std::size_t offset) {
+  RawEvent e;
+  e.offset = offset;
+  for (auto f : ev) {
+    std::string_view k = f.unescaped_key();
+    od::value v = f.value();
+    if (k == "ph") {
+      e.ph = v.get_string();
+    } else if (k == "cat") {
+      e.cat = v.get_string();
+    } else if (k == "name") {
+      e.name = v.get_string();
+    } else if (k == "ts") {
+      e.ts_ns = time_ns(v, file, offset);
+      e.has_ts = true;
+    } else if (k == "dur") {
+      e.dur_ns = time_ns(v, file, offset);
+      e.has_dur = true;
+    } else if (k == "tid") {
+      e.tid = number_or_hash(v);
+    } else if (k == "pid") {
+      e.pid = number_or_hash(v);
+    } else if (k == "args") {
+      od::object args;
+      if (!v.get_object().get(args)) read_args(args, e);
+    }
+  }
+  return e;
+}
+
+// A top-level field other than traceEvents.
+void read_header_field(std::string_view key, od::value v, const std::string& file,
+                       KinetoHeader& h) {
+  if (key == "distributedInfo") {
+    od::object info;
+    if (!v.get_object().get(info)) read_distributed(info, h);
+  } else if (key == "baseTimeNanoseconds") {
+    std::uint64_t n = 0;
+    if (v.get_uint64().get(n)) {
+      throw UsageError(file + ": baseTimeNanoseconds is not an unsigned integer");
+    }
+    h.has_base_time = true;
+    h.base_time_ns = static_cast<std::int64_t>(n);
+  } else if (key == "schemaVersion") {
+    std::int64_t n = 0;
+    if (!v.get_int64().get(n)) h.schema_version = n;
   }
 }
 
@@ -221,52 +301,20 @@ KinetoHeader tokenize_kineto(const std::string& padded, std::size_t length, cons
         for (auto element : field.value().get_array()) {
           const char* at = nullptr;
           if (!doc.current_location().get(at)) offset = static_cast<std::size_t>(at - base);
-          od::object ev = element.get_object();
-          RawEvent e;
-          e.offset = offset;
-          for (auto f : ev) {
-            std::string_view k = f.unescaped_key();
-            od::value v = f.value();
-            if (k == "ph") {
-              e.ph = v.get_string();
-            } else if (k == "cat") {
-              e.cat = v.get_string();
-            } else if (k == "name") {
-              e.name = v.get_string();
-            } else if (k == "ts") {
-              e.ts_ns = time_ns(v, file, offset);
-              e.has_ts = true;
-            } else if (k == "dur") {
-              e.dur_ns = time_ns(v, file, offset);
-              e.has_dur = true;
-            } else if (k == "tid") {
-              e.tid = number_or_hash(v);
-            } else if (k == "pid") {
-              e.pid = number_or_hash(v);
-            } else if (k == "args") {
-              od::object args;
-              if (!v.get_object().get(args)) read_args(args, e);
-            }
-          }
+          sink(read_event(element.get_object(), file, offset));
           ++h.events;
-          sink(e);
         }
-      } else if (key == "distributedInfo") {
-        od::object info;
-        if (!field.value().get_object().get(info)) read_distributed(info, h);
-      } else if (key == "baseTimeNanoseconds") {
-        std::uint64_t n = 0;
-        if (field.value().get_uint64().get(n)) {
-          throw UsageError(file + ": baseTimeNanoseconds is not an unsigned integer");
-        }
-        h.has_base_time = true;
-        h.base_time_ns = static_cast<std::int64_t>(n);
-      } else if (key == "schemaVersion") {
-        std::int64_t n = 0;
-        if (!field.value().get_int64().get(n)) h.schema_version = n;
+      } else {
+        read_header_field(key, field.value(), file, h);
       }
     }
   } catch (const simdjson::simdjson_error& e) {
+    if (e.error() == simdjson::UTF8_ERROR) {
+      const std::size_t at = first_invalid_utf8(std::string_view(padded.data(), length));
+      throw UsageError(file + ": byte offset " + std::to_string(at) +
+                       ": not valid UTF-8 (JSON text must be): the file is damaged, or a name "
+                       "was written in another encoding; re-encode the file as UTF-8");
+    }
     const char* at = nullptr;
     if (iterated && !doc.current_location().get(at) && at >= base && at <= base + length)
       offset = static_cast<std::size_t>(at - base);

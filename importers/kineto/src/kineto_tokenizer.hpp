@@ -19,6 +19,7 @@ struct KinetoHeader {
   // distributedInfo's values as written (checked by parse_kineto, which knows the file).
   std::optional<std::int64_t> rank;
   std::optional<std::int64_t> world_size;
+  std::string bad_rank, bad_world_size;  // the value as written, when not a whole number
   std::string backend;
   // distributedInfo.pg_config: process group name -> its global ranks
   std::map<std::string, std::vector<int>> group_ranks;

@@ -2,8 +2,12 @@
 // mapping rules (records -> rows happen in importers/common).
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "culprit/errors.hpp"
+#include "culprit/importers/input.hpp"
 #include "culprit/importers/kineto.hpp"
 #include "culprit/importers/mapping.hpp"
 #include "culprit/importers/ranks.hpp"
@@ -84,6 +88,72 @@ void add_record(RankTrace& t, const RawEvent& e, RecordKind kind, bool on_device
   t.records.push_back(r);
 }
 
+// A complete event (ph X) without ts or dur: read as 0 it used to drop every phase without a
+// word (the step became "unclassified").
+void require_span(const RawEvent& e, const std::string& file) {
+  if (e.has_ts && e.has_dur) return;
+  throw UsageError(file + ": byte offset " + std::to_string(e.offset) + ": event '" +
+                   std::string(e.name.substr(0, 80)) + "' (ph X) has no " +
+                   (e.has_ts ? "dur" : "ts") +
+                   ": a complete event needs both (the file is damaged or was edited)");
+}
+
+// Duration events (ph B ... ph E on one thread, nested like a stack) as complete events: the
+// begin's name, category and args, ending at the E. An E without its B, and a B never ended
+// (the profiler stopped inside it), are counted and warned.
+class BeginEndPairs {
+ public:
+  template <typename Add>
+  void take(const RawEvent& e, const std::string& file, Add&& add) {
+    if (!e.has_ts) {
+      throw UsageError(file + ": byte offset " + std::to_string(e.offset) + ": event '" +
+                       std::string(e.name.substr(0, 80)) + "' (ph " + std::string(e.ph) +
+                       ") has no ts (the file is damaged or was edited)");
+    }
+    auto& stack = open_[{e.pid, e.tid}];
+    if (e.ph == "B") {
+      Open o{std::string(e.name), std::string(e.cat), std::string(e.dtype), std::string(e.group),
+             e};
+      stack.push_back(std::move(o));
+      return;
+    }
+    if (stack.empty()) {
+      ++unmatched_ends_;
+      return;
+    }
+    Open o = std::move(stack.back());
+    stack.pop_back();
+    RawEvent x = o.event;
+    x.name = o.name;
+    x.cat = o.cat;
+    x.dtype = o.dtype;
+    x.group = o.group;
+    x.ph = "X";
+    x.dur_ns = e.ts_ns - o.event.ts_ns;
+    x.has_dur = true;
+    add(x);
+  }
+
+  void finish(const std::string& file, std::vector<std::string>& warnings) const {
+    std::size_t unended = 0;
+    for (const auto& [thread, stack] : open_) unended += stack.size();
+    if (unended + unmatched_ends_ == 0) return;
+    warnings.push_back(file + ": " + std::to_string(unended) +
+                       " duration event(s) (ph B) never "
+                       "ended and " +
+                       std::to_string(unmatched_ends_) +
+                       " end(s) (ph E) without a begin: left out");
+  }
+
+ private:
+  struct Open {
+    std::string name, cat, dtype, group;
+    RawEvent event;  // its views are replaced by the strings above when it ends
+  };
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Open>> open_;
+  std::size_t unmatched_ends_ = 0;
+};
+
 }  // namespace
 
 namespace {
@@ -92,6 +162,14 @@ namespace {
 // otherwise became a rank of a 2-billion-rank job, or (a negative rank) was read as saying none.
 void check_distributed_info(const KinetoHeader& h, const std::string& file) {
   constexpr std::int64_t kMax = std::numeric_limits<int>::max();
+  for (const auto& [key, bad] :
+       {std::pair{"rank", &h.bad_rank}, {"world_size", &h.bad_world_size}}) {
+    if (!bad->empty()) {
+      throw UsageError(file + ": distributedInfo." + key + " is " + *bad +
+                       ": not a whole number (the file is damaged or was edited: write the " + key +
+                       " as an integer, or profile the rank again)");
+    }
+  }
   if (h.rank && (*h.rank < 0 || *h.rank >= kMax)) {
     throw UsageError(file + ": distributedInfo.rank is " + std::to_string(*h.rank) +
                      ": a rank is 0 or more and below " + std::to_string(kMax) +
@@ -124,14 +202,23 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
     copy = bytes;
     padded = &copy;
   }
-  const KinetoHeader h = tokenize_kineto(*padded, bytes.size(), file, [&](const RawEvent& e) {
-    ++t.events_read;
-    if (e.ph != "X" || !e.has_ts) return;
+  BeginEndPairs pairs;
+  auto add = [&](const RawEvent& e) {
     bool on_device = false;
     const RecordKind kind = kineto_kind(e.cat, e.name, on_device);
     if (kind == RecordKind::kOther && !on_device) return;
     add_record(t, e, kind, on_device, &t.kernel_classes);
+  };
+  const KinetoHeader h = tokenize_kineto(*padded, bytes.size(), file, [&](const RawEvent& e) {
+    ++t.events_read;
+    if (e.ph == "X") {
+      require_span(e, file);
+      add(e);
+    } else if (e.ph == "B" || e.ph == "E") {
+      pairs.take(e, file, add);
+    }
   });
+  pairs.finish(file, t.warnings);
   if (!h.has_trace_events) {
     throw UsageError(file +
                      ": not a Kineto trace: no \"traceEvents\" array (is it another "
@@ -152,6 +239,20 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
   t.backend = h.backend;
   t.group_ranks = h.group_ranks;
   t.rank_source = "distributedInfo";
+  if (t.rank >= 0) {
+    // Both say a rank: the file's own header wins over its name, said when they disagree.
+    int named = -1;
+    try {
+      named = rank_from_file_name(file);
+    } catch (const UsageError&) {  // a name beyond any rank says nothing here
+    }
+    if (named >= 0 && named != t.rank) {
+      t.warnings.push_back(file + ": the file name says rank " + std::to_string(named) +
+                           " but distributedInfo.rank is " + std::to_string(t.rank) +
+                           ": distributedInfo wins (rank " + std::to_string(t.rank) +
+                           "); rename the file if it is right");
+    }
+  }
   if (t.rank < 0) {
     t.rank = rank_from_file_name(file);
     t.rank_source = "file name";
@@ -166,10 +267,28 @@ RankTrace parse_legacy(const std::string& bytes, const std::string& file) {
   RankTrace t;
   t.file = file;
   t.format = "legacy";
+  // torch's legacy writer copies names byte for byte: a label in another encoding is not UTF-8,
+  // and every document culprit writes from it would not be either (a Perfetto export). Such a
+  // name is read with U+FFFD for each bad byte, and the first offset is said.
+  const bool valid = first_invalid_utf8(bytes) == std::string::npos;
+  std::size_t bad_names = 0, first_bad = 0;
+  std::string fixed;
   t.events_read = tokenize_legacy(bytes, file, [&](const RawEvent& e) {
-    if (e.ph != "X" || !e.has_ts) return;
-    add_record(t, e, legacy_kind(e.name), false);
+    if (e.ph != "X") return;
+    require_span(e, file);
+    const std::size_t at = valid ? std::string::npos : first_invalid_utf8(e.name);
+    if (at == std::string::npos) return add_record(t, e, legacy_kind(e.name), false);
+    if (bad_names++ == 0) first_bad = static_cast<std::size_t>(e.name.data() - bytes.data()) + at;
+    fixed = replace_invalid_utf8(e.name);
+    RawEvent copy = e;
+    copy.name = fixed;
+    add_record(t, copy, legacy_kind(copy.name), false);
   });
+  if (bad_names > 0) {
+    t.warnings.push_back(file + ": byte offset " + std::to_string(first_bad) + ": " +
+                         std::to_string(bad_names) +
+                         " event name(s) are not valid UTF-8: each bad byte is read as U+FFFD");
+  }
   t.rank = rank_from_file_name(file);
   t.rank_source = "file name";
   if (t.rank >= 0) {

@@ -27,9 +27,12 @@ InjectionTruth stored_injection_truth(storage::Db& store, std::int64_t run_id) {
   if (echo.empty()) return {};
   try {
     // A program with its own command names its own phases: any name is a phase here.
-    return injection_truth(stepmodel::parse_run_config(echo, stepmodel::PhaseNames::kAny).inject);
+    const stepmodel::RunConfig config =
+        stepmodel::parse_run_config(echo, stepmodel::PhaseNames::kAny);
+    if (config.import) return {};  // an imported trace: nothing was injected
+    return injection_truth(config.inject);
   } catch (const std::invalid_argument&) {
-    return {};  // not a resolved configuration (an imported trace's echo): nothing was injected
+    return {};  // no resolved configuration at all (a hand-made run file's echo): no truth
   }
 }
 

@@ -39,9 +39,9 @@ double configured_peak_flops(storage::Db& store, std::int64_t run_id) {
     // see. Any phase name: a program with its own command has its own.
     const stepmodel::RunConfig config =
         stepmodel::parse_run_config(*text, stepmodel::PhaseNames::kAny);
-    return config.model.peak_flops;
+    return config.import ? 0.0 : config.model.peak_flops;  // an import has no model: unknown
   } catch (const std::invalid_argument&) {
-    return 0.0;  // not a resolved configuration (an imported run's): unknown
+    return 0.0;  // no resolved configuration at all (a hand-made run file's echo): unknown
   }
 }
 

@@ -170,23 +170,10 @@ WhyExplanation compute_underuse(const Sides& s) {
   return decided(name, WhyStatus::kSupported, ratios(s) + "; fell: " + what, e);
 }
 
-WhyExplanation clock_from_telemetry(const ClockEvidence& t, std::vector<WhyEvidence> e) {
-  const double r = t.rank_clock_hz / t.peers_clock_hz;
-  e.push_back(WhyEvidence{t.metric + " (telemetry, slow steps)", t.peers_clock_hz, t.rank_clock_hz,
-                          "rank " + std::to_string(t.rank) + " median", "peers' median", "hz"});
-  const std::string text = fmt::format(
-      "rank {}'s SM clock {:.0f} MHz is {:.1f} % of its peers' {:.0f} MHz in the slow steps",
-      t.rank, t.rank_clock_hz / 1e6, r * 100.0, t.peers_clock_hz / 1e6);
-  const WhyStatus status = r <= rule::kThrottled   ? WhyStatus::kSupported
-                           : r >= rule::kSameClock ? WhyStatus::kRefuted
-                                                   : WhyStatus::kUndecided;
-  return decided("clock_throttling", status, text, std::move(e));
-}
-
-WhyExplanation clock_throttling(const Sides& s, const std::optional<ClockEvidence>& telemetry) {
+WhyExplanation clock_throttling(const Sides& s, const WhyOptions& o) {
   std::vector<WhyEvidence> e = {
       ev("sm_clock", s, &SideNumbers::clock_hz, "SM Frequency", "1", "hz")};
-  if (telemetry && telemetry->peers_clock_hz > 0.0) return clock_from_telemetry(*telemetry, e);
+  if (o.telemetry && o.telemetry->peers_clock_hz > 0.0) return clock_throttling_of(*o.telemetry, e);
   const std::string name = "clock_throttling";
   if (auto early = not_a_slowdown(name, s, e)) return *early;
   const Maybe cr = ratio(s.c.clock_hz, s.b->clock_hz);
@@ -195,9 +182,11 @@ WhyExplanation clock_throttling(const Sides& s, const std::optional<ClockEvidenc
                    fmt::format("the candidate's SM clock is {:.1f} % of the baseline's", *cr * 100),
                    e);
   }
+  if (!o.telemetry_note.empty()) return decided(name, WhyStatus::kUndecided, o.telemetry_note, e);
   return decided(name, WhyStatus::kUndecided,
-                 "needs telemetry of the job (culprit why --telemetry F --rank R): ncu "
-                 "locks the SM clock to base by default, so its clock says nothing of the job's",
+                 "needs telemetry of the job (culprit import --format dcgm|nvidia-smi|nvml-csv "
+                 "--attach RUN): ncu locks the SM clock to base by default, so its clock says "
+                 "nothing of the job's",
                  e);
 }
 
@@ -272,6 +261,21 @@ WhyReconciliation reconcile(const Sides& s, const WhyOptions& o) {
 
 }  // namespace
 
+WhyExplanation clock_throttling_of(const ClockEvidence& t, std::vector<WhyEvidence> e) {
+  const double r = t.rank_clock_hz / t.peers_clock_hz;
+  e.push_back(WhyEvidence{
+      t.metric + "_telemetry", t.peers_clock_hz, t.rank_clock_hz,
+      fmt::format("rank {} median of {} samples", t.rank, t.rank_samples),
+      fmt::format("median of {} peers' medians ({} samples)", t.peers, t.peer_samples), "hz"});
+  const std::string text =
+      fmt::format("rank {}'s SM clock {:.0f} MHz is {:.1f} % of its peers' {:.0f} MHz {}", t.rank,
+                  t.rank_clock_hz / 1e6, r * 100.0, t.peers_clock_hz / 1e6, t.where);
+  const WhyStatus status = r <= rule::kThrottled   ? WhyStatus::kSupported
+                           : r >= rule::kSameClock ? WhyStatus::kRefuted
+                                                   : WhyStatus::kUndecided;
+  return decided("clock_throttling", status, text, std::move(e));
+}
+
 WhyVerdict why_verdict(const std::vector<KernelCounters>* baseline,
                        const std::vector<KernelCounters>& candidate, const WhyOptions& options) {
   const KernelCounters* kb = nullptr;
@@ -289,7 +293,7 @@ WhyVerdict why_verdict(const std::vector<KernelCounters>* baseline,
   v.kernel = kc->kernel;
   if (kb != nullptr) v.baseline = why_detail::make_side(*kb, *nb, options);
   v.candidate = why_detail::make_side(*kc, nc, options);
-  v.explanations = {hbm_traffic(s), compute_underuse(s), clock_throttling(s, options.telemetry),
+  v.explanations = {hbm_traffic(s), compute_underuse(s), clock_throttling(s, options),
                     launch_bound(s),
                     different_kernel(s, kb ? kb->kernel : std::string(), kc->kernel)};
   v.reconciliation = reconcile(s, options);

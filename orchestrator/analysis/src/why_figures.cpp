@@ -55,9 +55,9 @@ SideNumbers side_numbers(const KernelCounters& k, const WhyOptions& o) {
   std::tie(n.flops, n.flops_source) = mean(k, &KernelFigures::flops);
   if (!n.flops && o.flops) {
     n.flops = *o.flops;
-    n.flops_source = "the shape's FLOPs (--flops)";
+    n.flops_source = o.flops_source;
   }
-  if (!n.flops) n.flops_note = "n/a: no FLOP count";
+  if (!n.flops) n.flops_note = o.no_flops_note;
   n.sm_active_cycles = mean(k, &KernelFigures::sm_active_cycles).first;
   n.elapsed_cycles = mean(k, &KernelFigures::elapsed_cycles).first;
   n.sm_active_pct = pct(n.sm_active_cycles, n.elapsed_cycles);
@@ -123,7 +123,7 @@ WhySide make_side(const KernelCounters& k, const SideNumbers& n, const WhyOption
                   "%", "achieved FLOP/s / peak FLOP/s, " + o.peaks.source, n.flops_note));
   f.push_back(fig("dram_bytes", n.bytes, n.bytes, Maybe(1.0), "byte", n.bytes_source));
   f.push_back(fig("dram_bytes_over_ideal", ratio(n.bytes, o.ideal_bytes), n.bytes, o.ideal_bytes,
-                  "x", "DRAM bytes / the shape's ideal bytes (--ideal-bytes)",
+                  "x", "DRAM bytes / " + o.ideal_bytes_source,
                   o.ideal_bytes ? "" : "n/a: no ideal bytes"));
   f.push_back(
       fig("dram_bandwidth", n.bandwidth, n.bytes, seconds, "byte/s", "DRAM bytes / duration"));

@@ -11,9 +11,9 @@
 
 #include "culprit/analysis/attach.hpp"
 #include "culprit/analysis/explain.hpp"
-#include "culprit/analysis/why_telemetry.hpp"
 #include "culprit/storage/evidence.hpp"
 #include "culprit/storage/run_data.hpp"
+#include "why_stored_parts.hpp"
 
 namespace culprit::analysis {
 namespace {
@@ -142,26 +142,39 @@ void fill_capture(WhyBlock& b, const RunCulprit& c, const PhaseCount& n) {
       c.rank, c.rank);
 }
 
-// clock_throttling's evidence from the telemetry attached to the run: the blamed rank's SM
-// clock against its peers' (every attached sample; they are not cut to the slow steps).
-std::optional<ClockEvidence> stored_clocks(storage::Db& store, std::int64_t run, int rank) {
-  importers::telemetry::Series series;
-  for (const storage::TelemetryRow& r : storage::load_telemetry(store, run)) {
-    importers::telemetry::Sample x;
-    x.gpu = r.rank;  // stored by rank
-    x.field = r.field;
-    x.value = r.value;
-    x.time_s = r.time_ns / 1e9;
-    series.samples.push_back(x);
-  }
-  return clock_evidence(series, rank, {}, {});
-}
-
 // Counting the phase's launches reads the run's events again: done for runs of at most this
 // many ranks, or when evidence is attached (a 16,384-rank explain would load its run twice).
 constexpr int kCountedRanks = 1024;
 
-WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks) {
+void apply_shape(WhyOptions& o, const std::optional<why_detail::PhaseShape>& shape) {
+  if (!shape) return;
+  o.flops = shape->flops;
+  o.flops_source = shape->flops_source;
+  o.ideal_bytes = shape->ideal_bytes;
+  o.ideal_bytes_source = shape->bytes_source;
+}
+
+// The counters' side to compare with: the baseline run's (the blamed rank's, else its first
+// rank's), else the candidate's peer of median duration.
+std::vector<KernelCounters> baseline_side(storage::Db& store, const Explanation& e,
+                                          const Rows& rows, WhyBlock& b) {
+  const RunCulprit& c = e.culprit;
+  Rows base =
+      e.baseline_runs.empty() ? Rows{} : storage::load_kernel_counters(store, e.baseline_runs[0]);
+  int base_rank = c.rank;
+  if (!base.empty()) {
+    if (kernels_of(base, base_rank, c.phase).empty()) base_rank = ranks_of(base).front();
+    b.against = fmt::format("baseline run {} rank {}", e.baseline_runs[0], base_rank);
+  } else if ((base_rank = median_peer(rows, c.rank, c.phase)) >= 0) {
+    base = rows;
+    b.against =
+        fmt::format("the peers' median: rank {} of run {}", base_rank, e.candidate_runs.front());
+  }
+  return kernels_of(base, base_rank, c.phase);
+}
+
+WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks,
+                const why_detail::StoredTelemetry& telemetry) {
   WhyBlock b;
   const RunCulprit& c = e.culprit;
   if (!c.found || e.candidate_runs.empty()) return b;
@@ -171,25 +184,31 @@ WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks) {
   o.peaks.flops_per_s = configured_peak_flops(store, run);
   o.peaks.source = "the configuration's model.peak_flops";
   o.blamed_excess_ms = c.excess_ms;
-  o.telemetry = stored_clocks(store, run, c.rank);
+  o.telemetry = telemetry.clock;
+  o.telemetry_note = telemetry.note;
+  // The configuration's shape is the phase's: it is taken only for counters attached to that
+  // phase (matched by name, or --phase), never for a kernel that merely stands beside it.
+  const bool of_phase = std::any_of(rows.begin(), rows.end(), [&](const auto& r) {
+    return r.rank == c.rank && r.phase == c.phase;
+  });
+  if (of_phase) {
+    apply_shape(o, why_detail::phase_shape(store, e));
+  } else {
+    o.no_flops_note = fmt::format(
+        "n/a: no FLOP count (the kernel is not attached to phase {}: import it with --phase {} "
+        "to take the phase's shape from the configuration)",
+        c.phase, c.phase);
+  }
+  if (telemetry.clock) b.clock_throttling = clock_throttling_of(*telemetry.clock);
+  b.slow_steps = telemetry.slow_steps;
   PhaseCount n;
-  if (ranks <= kCountedRanks || !rows.empty() || o.telemetry) {
+  if (ranks <= kCountedRanks || !rows.empty() || telemetry.candidate) {
     n = count_phase(storage::load_run(store, run), c);
   }
   o.launches_per_step = std::max(1, n.blamed);
   const auto candidate = kernels_of(rows, c.rank, c.phase);
   if (!candidate.empty()) {
-    Rows base =
-        e.baseline_runs.empty() ? Rows{} : storage::load_kernel_counters(store, e.baseline_runs[0]);
-    int base_rank = c.rank;
-    if (!base.empty()) {
-      if (kernels_of(base, base_rank, c.phase).empty()) base_rank = ranks_of(base).front();
-      b.against = fmt::format("baseline run {} rank {}", e.baseline_runs[0], base_rank);
-    } else if ((base_rank = median_peer(rows, c.rank, c.phase)) >= 0) {
-      base = rows;
-      b.against = fmt::format("the peers' median: rank {} of run {}", base_rank, run);
-    }
-    const auto baseline = kernels_of(base, base_rank, c.phase);
+    const auto baseline = baseline_side(store, e, rows, b);
     b.verdict = why_verdict(baseline.empty() ? nullptr : &baseline, candidate, o);
   }
   fill_capture(b, c, n);
@@ -201,10 +220,13 @@ WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks) {
 void add_why(storage::Db& store, StoredExplanations& result) {
   for (std::size_t i = 0; i < result.explanations.size(); ++i) {
     Explanation& e = result.explanations[i];
-    const int ranks = i < result.candidate_attributions.size()
-                          ? result.candidate_attributions[i].ranks
-                          : kCountedRanks + 1;
-    if (e.culprit.found) e.why = why_of(store, e, ranks);
+    const bool attributed = i < result.candidate_attributions.size();
+    const int ranks = attributed ? result.candidate_attributions[i].ranks : kCountedRanks + 1;
+    const why_detail::StoredTelemetry t = why_detail::stored_telemetry(
+        store, e, attributed ? &result.candidate_attributions[i] : nullptr);
+    e.baseline_telemetry = t.baseline;
+    e.candidate_telemetry = t.candidate;
+    if (e.culprit.found) e.why = why_of(store, e, ranks, t);
   }
 }
 

@@ -1,29 +1,8 @@
 #include "culprit/analysis/why_telemetry.hpp"
 
 #include <algorithm>
-#include <sstream>
-
-#include "culprit/errors.hpp"
-#include "culprit/importers/units.hpp"
 
 namespace culprit::analysis {
-
-std::map<int, int> parse_gpu_rank(const std::string& text) {
-  std::map<int, int> out;
-  std::istringstream in(text);
-  for (std::string pair; std::getline(in, pair, ',');) {
-    const auto eq = pair.find('=');
-    const auto gpu = importers::parse_number(pair.substr(0, eq));
-    const auto rank =
-        eq == std::string::npos ? std::nullopt : importers::parse_number(pair.substr(eq + 1));
-    if (!gpu || !rank || *gpu < 0 || *rank < 0) {
-      throw UsageError("--gpu-rank " + text + ": expected GPU=RANK,... (e.g. 0=8,1=9)");
-    }
-    out[static_cast<int>(*gpu)] = static_cast<int>(*rank);
-  }
-  return out;
-}
-
 namespace {
 
 double median(std::vector<double> v) {
@@ -32,33 +11,49 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-bool inside(const importers::telemetry::Sample& s,
-            const std::vector<std::pair<double, double>>& windows) {
+bool inside(double t, const std::vector<TimeWindow>& windows) {
   if (windows.empty()) return true;
-  if (!s.time_s) return false;
   return std::any_of(windows.begin(), windows.end(),
-                     [&](const auto& w) { return *s.time_s >= w.first && *s.time_s < w.second; });
+                     [&](const TimeWindow& w) { return t >= w.begin_ns && t < w.end_ns; });
 }
 
 }  // namespace
 
-std::optional<ClockEvidence> clock_evidence(const importers::telemetry::Series& series, int rank,
-                                            const std::map<int, int>& gpu_rank,
-                                            const std::vector<std::pair<double, double>>& windows) {
+std::optional<ClockEvidence> clock_evidence(const std::vector<storage::TelemetryRow>& samples,
+                                            int rank, const std::vector<TimeWindow>& windows,
+                                            const std::string& where) {
   std::map<int, std::vector<double>> by_rank;
-  for (const auto& s : series.samples) {
-    if (s.field != "SM_CLOCK" || !inside(s, windows)) continue;
-    const auto it = gpu_rank.find(s.gpu);
-    by_rank[it == gpu_rank.end() ? s.gpu : it->second].push_back(s.value);
+  for (const storage::TelemetryRow& s : samples) {
+    if (s.field == "SM_CLOCK" && inside(s.time_ns, windows)) by_rank[s.rank].push_back(s.value);
   }
   const auto mine = by_rank.find(rank);
   if (mine == by_rank.end()) return std::nullopt;
+  ClockEvidence e;
+  e.rank = rank;
+  e.rank_clock_hz = median(mine->second);
+  e.rank_samples = static_cast<int>(mine->second.size());
   std::vector<double> peers;
   for (const auto& [r, clocks] : by_rank) {
-    if (r != rank) peers.push_back(median(clocks));
+    if (r == rank) continue;
+    peers.push_back(median(clocks));
+    e.peer_samples += static_cast<int>(clocks.size());
   }
   if (peers.empty()) return std::nullopt;
-  return ClockEvidence{rank, median(mine->second), median(peers), "SM_CLOCK"};
+  e.peers = static_cast<int>(peers.size());
+  e.peers_clock_hz = median(peers);
+  e.where = where;
+  return e;
+}
+
+std::optional<ClockEvidence> clock_evidence(const importers::telemetry::Series& series, int rank,
+                                            const std::map<int, int>& gpu_rank) {
+  std::vector<storage::TelemetryRow> rows;
+  for (const auto& s : series.samples) {
+    const auto it = gpu_rank.find(s.gpu);
+    rows.push_back({it == gpu_rank.end() ? s.gpu : it->second, s.gpu, s.host, series.file, s.field,
+                    s.time_s.value_or(0.0) * 1e9, s.value});
+  }
+  return clock_evidence(rows, rank, {}, "over the whole file");
 }
 
 }  // namespace culprit::analysis

@@ -55,6 +55,7 @@ void explain(storage::Db& store, const analysis::StoredExperimentRuns& runs,
                            !runs.configs.front().ok_runs.empty();
   if (runs.configs.size() > 1 && baseline_ok) {
     data.explain = analysis::explain_stored(store, data.experiment, "", "", options.attribution);
+    analysis::add_why(store, data.explain);  // the why block and the attached telemetry
     return;
   }
   data.explain.experiment = data.experiment;
@@ -159,6 +160,7 @@ ReportData collect_report(storage::Db& store, const ReportOptions& options) {
   std::future<analysis::RunFigures> figures = start_figures(store, options, data);
   score(store, options, data);
   data.figures = figures.get();
+  data.telemetry = analysis::stored_telemetry_map(store, data.focus.run_id);
   replay_bisection(store, experiment, loaded, data);
   return data;
 }

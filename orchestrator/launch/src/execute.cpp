@@ -345,8 +345,8 @@ std::int64_t register_experiment(storage::Db& store, const manifest::Plan& plan,
     id = storage::insert_experiment(store, record);
   }
   // The settings it is judged by, as it runs now (a --force resume records the new ones).
-  storage::put_experiment_settings(store, id,
-                                   {s.alpha, s.margin, s.repetitions, s.max_repetitions});
+  storage::put_experiment_settings(
+      store, id, {s.alpha, s.margin, s.repetitions, s.max_repetitions, s.sampling});
   register_configurations(store, id, plan);
   tx.commit();
   return id;

@@ -33,7 +33,7 @@ const std::vector<std::string> kSections = {"experiment", "stats",  "baseline", 
 const std::vector<std::string> kExperimentKeys = {
     "name", "description", "repetitions", "warmup_steps", "steps", "order",
     "seed", "timeout_s",   "db",          "design",       "python"};
-const std::vector<std::string> kStatsKeys = {"alpha", "margin", "max_repetitions"};
+const std::vector<std::string> kStatsKeys = {"alpha", "margin", "max_repetitions", "sampling"};
 const std::vector<std::string> kBaselineKeys = {"version", "ranks",      "backend",  "model",
                                                 "inject",  "instrument", "step_rule"};
 const std::vector<std::string> kLaunchKeys = {"launcher", "ranks_per_node", "binding",
@@ -183,6 +183,7 @@ void parse_stats(TomlReader& reader, const toml::table& table, ExperimentSetting
     }
   }
   reader.read(table, "max_repetitions", p, s.max_repetitions, 1, 10000, "max_repetitions = 20");
+  reader.read(table, "sampling", p, s.sampling, {"fixed", "adaptive"}, "sampling = \"adaptive\"");
 }
 
 ReducedFrom parse_reduced_from(TomlReader& reader, const toml::table& table) {

@@ -134,7 +134,7 @@ void warn_oversubscribed(Plan& plan, const Configuration& c, unsigned host_cores
 
 void add_warnings(Plan& plan) {
   const auto& s = plan.settings;
-  if (s.repetitions < 6) {
+  if (s.repetitions < 6 && (s.sampling != "adaptive" || s.max_repetitions < 6)) {
     plan.warnings.push_back(
         "experiment.repetitions = " + std::to_string(s.repetitions) +
         ": fewer than 6 runs per configuration give no confidence interval for the median "

@@ -433,6 +433,8 @@
   }
 
   var parts = [header, configurations, explain, heatmaps, bisection, scorecard, timeline, efficiency, notes];
+  // Sections drawn by scripts of their own (report_why.js), given the same data.
+  (window.culpritExtraParts || []).forEach(function (make) { parts.push(make(data)); });
   parts.forEach(function (part) {
     try { part(); } catch (err) { window.culpritErrors.push(part.name + ": " + (err && err.stack ? err.stack : String(err))); }
   });

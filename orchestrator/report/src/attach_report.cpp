@@ -8,14 +8,16 @@ namespace culprit::report {
 
 std::string attach_json(const analysis::AttachSummary& s) {
   JsonWriter w;
-  if (s.kernel_phases.empty()) {  // telemetry
+  if (s.telemetry) {
     w.begin_object().field("run_id", s.run_id).key("rank");
     if (s.rank >= 0) {
       w.value(s.rank);
     } else {
       w.null();
     }
-    return w.field("samples", s.launches).field("warnings", s.warnings).end_object().str();
+    w.field("samples", s.launches).field("outside", s.outside).field("unmapped", s.unmapped);
+    w.field("gpu_rule", s.gpu_rule).field("gpu_ranks", s.gpu_ranks);
+    return w.field("warnings", s.warnings).end_object().str();
   }
   w.begin_object().field("run_id", s.run_id).field("rank", s.rank);
   w.field_or_null("phase", s.phase);
@@ -29,10 +31,14 @@ std::string attach_json(const analysis::AttachSummary& s) {
 }
 
 std::string attach_text(const analysis::AttachSummary& s) {
-  if (s.kernel_phases.empty()) {
-    return fmt::format(
-        "attached to run {}: {} telemetry sample(s); step times and attribution unchanged\n",
+  if (s.telemetry) {
+    std::string out = fmt::format(
+        "attached to run {}: {} telemetry sample(s) on the run's clock; step times and "
+        "attribution unchanged\n",
         s.run_id, s.launches);
+    for (const std::string& r : s.gpu_ranks) out += "  " + r + "\n";
+    for (const std::string& w : s.warnings) out += "warning: " + w + "\n";
+    return out;
   }
   std::string out = fmt::format(
       "attached to run {} rank {}: {} kernel(s), {} launch(es), {} metric value(s); step times "

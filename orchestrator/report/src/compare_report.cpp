@@ -51,7 +51,8 @@ std::string heading_text(const std::string& experiment, const CompareSettings& s
   std::string out = fmt::format("experiment '{}': alpha {:.4g} per comparison", experiment,
                                 settings.alpha_per_comparison);
   if (settings.looks > 1) {
-    out += fmt::format(" ({:.4g} split over {} looks)", settings.alpha, settings.looks);
+    out += fmt::format(" ({:.4g} split over {} {}looks)", settings.alpha, settings.looks,
+                       settings.looks_planned ? "planned " : "");
   }
   return out + fmt::format(", margin {:.4g} %  [{}]\n\n", settings.margin * 100, settings.source);
 }

@@ -6,6 +6,7 @@
 
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "culprit/report/telemetry_report.hpp"
 #include "culprit/report/why_report.hpp"
 
 namespace culprit::report {
@@ -124,6 +125,7 @@ void write_explanation(JsonWriter& json, const std::string& experiment,
     json.key("visual_overlap");
     write_ratio(json, *e.visual_overlap);
   }
+  write_explanation_telemetry(json, e);
   if (e.why) write_why_fields(json, *e.why);
   json.end_object();
 }
@@ -187,9 +189,14 @@ std::string explain_text(const analysis::StoredExplanations& result,
     } else {
       out += "cause: no rank diverges from its peers beyond noise in the candidate\n";
     }
-    // Runs shorter than one sampling period have no dashboard figure to contrast.
-    if (e.baseline_activity.samples > 0 || e.candidate_activity.samples > 0)
+    // Real samples when telemetry is attached; else the modelled dashboard, unless the runs are
+    // shorter than one sampling period (no dashboard figure to contrast).
+    const std::string measured = telemetry_activity_line(e);
+    if (!measured.empty()) {
+      out += measured;
+    } else if (e.baseline_activity.samples > 0 || e.candidate_activity.samples > 0) {
       out += activity_line(e);
+    }
     if (e.useful_overlap_ms) {
       out += fmt::format("useful overlap: {:.2f} ms of step time saved by overlapping; {}\n",
                          *e.useful_overlap_ms, describe_ratio(*e.visual_overlap));

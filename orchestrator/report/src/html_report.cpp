@@ -71,6 +71,8 @@ std::string report_html(const findings::ReportData& data) {
       out += json;
     } else if (marker == "SCRIPT") {
       out.append(assets::report_js());
+    } else if (marker == "WHY_SCRIPT") {
+      out.append(assets::report_why_js());
     } else {
       out.append(page.substr(open, close + 2 - open));
     }

@@ -31,11 +31,11 @@ std::string plan_text(const manifest::Plan& plan) {
   const auto& s = plan.settings;
   std::string out = fmt::format("experiment {} ({})\n", s.name, s.manifest_path);
   out += fmt::format(
-      "  design {}, order {}, seed {}, {} repetitions (bisect/verdict add up to {}), {} warm-up + "
-      "{} "
-      "steps, alpha {}, margin {}\n\n",
-      s.design, s.order, s.seed, s.repetitions, s.max_repetitions, s.warmup_steps, s.steps, s.alpha,
-      s.margin);
+      "  design {}, order {}, seed {}, {} repetitions ({} add up to {}), {} warm-up + {} steps, "
+      "alpha {}, margin {}\n\n",
+      s.design, s.order, s.seed, s.repetitions,
+      s.sampling == "adaptive" ? "run, while inconclusive, and bisect/verdict" : "bisect/verdict",
+      s.max_repetitions, s.warmup_steps, s.steps, s.alpha, s.margin);
 
   std::size_t label_width = 13, factor_width = 6;
   for (const auto& c : plan.configs) {
@@ -116,6 +116,7 @@ std::string plan_json(const manifest::Plan& plan) {
                         {"db", s.db},
                         {"repetitions", s.repetitions},
                         {"max_repetitions", s.max_repetitions},
+                        {"sampling", s.sampling},
                         {"warmup_steps", s.warmup_steps},
                         {"steps", s.steps},
                         {"seed", static_cast<std::uint64_t>(s.seed)},

@@ -8,6 +8,7 @@ namespace culprit::report::assets {
 
 std::string_view d3_js();
 std::string_view report_js();
+std::string_view report_why_js();  // the why block and the telemetry map (its own file)
 std::string_view report_css();
 std::string_view report_html();
 

@@ -8,6 +8,7 @@
 #include "culprit/report/explain_report.hpp"
 #include "culprit/report/html_report.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "culprit/report/telemetry_report.hpp"
 #include "culprit/report/validate_report.hpp"
 #include "culprit/stats/summary.hpp"
 
@@ -126,6 +127,7 @@ std::string report_json(const findings::ReportData& data) {
       .begin_object()
       .field("alpha", data.settings.alpha)
       .field("looks", data.settings.looks)
+      .field("looks_planned", data.settings.looks_planned)
       .field("alpha_per_comparison", data.settings.alpha_per_comparison)
       .field("margin", data.settings.margin)
       .field("source", data.settings.source)
@@ -184,6 +186,8 @@ std::string report_json(const findings::ReportData& data) {
   json.key("excess");
   write_heat_map(json, data.figures.excess);
   json.end_object();
+  json.key("telemetry_map");
+  write_telemetry_map(json, data.telemetry);
   json.key("timeline");
   write_lanes(json, data.figures.lanes);
   json.field("notes", data.notes).end_object();

@@ -47,6 +47,19 @@ void write_reconciliation(JsonWriter& w, const analysis::WhyReconciliation& r) {
 
 }  // namespace
 
+void write_why_explanation(JsonWriter& w, const analysis::WhyExplanation& e) {
+  w.begin_object().field("name", e.name).field("status", analysis::why_status_name(e.status));
+  w.field("reason", e.reason).key("evidence").begin_array();
+  for (const analysis::WhyEvidence& x : e.evidence) {
+    w.begin_object().field("metric", x.metric);
+    write_maybe(w, "baseline", x.baseline);
+    write_maybe(w, "candidate", x.candidate);
+    w.field("numerator", x.numerator).field("denominator", x.denominator);
+    w.field("unit", x.unit).end_object();
+  }
+  w.end_array().end_object();
+}
+
 void write_why(JsonWriter& w, const analysis::WhyVerdict& v) {
   w.begin_object().field("kernel", v.kernel);
   w.key("baseline");
@@ -58,18 +71,7 @@ void write_why(JsonWriter& w, const analysis::WhyVerdict& v) {
   w.key("candidate");
   write_side(w, v.candidate);
   w.key("explanations").begin_array();
-  for (const analysis::WhyExplanation& e : v.explanations) {
-    w.begin_object().field("name", e.name).field("status", analysis::why_status_name(e.status));
-    w.field("reason", e.reason).key("evidence").begin_array();
-    for (const analysis::WhyEvidence& x : e.evidence) {
-      w.begin_object().field("metric", x.metric);
-      write_maybe(w, "baseline", x.baseline);
-      write_maybe(w, "candidate", x.candidate);
-      w.field("numerator", x.numerator).field("denominator", x.denominator);
-      w.field("unit", x.unit).end_object();
-    }
-    w.end_array().end_object();
-  }
+  for (const analysis::WhyExplanation& e : v.explanations) write_why_explanation(w, e);
   w.end_array();
   write_reconciliation(w, v.reconciliation);
   w.end_object();
@@ -122,16 +124,17 @@ std::string reconciliation_line(const analysis::WhyReconciliation& r) {
 
 }  // namespace
 
+std::string why_explanation_line(const analysis::WhyExplanation& e) {
+  return fmt::format("  {:<17} {:<10} {}\n", e.name, analysis::why_status_name(e.status), e.reason);
+}
+
 std::string why_text(const analysis::WhyVerdict& v) {
   std::string out = "why: " + v.candidate.kernel + " (" + v.candidate.file + ")";
   if (v.baseline) out += "\n  against " + v.baseline->kernel + " (" + v.baseline->file + ")";
   out += "\n" + figure_rows(v);
   if (v.baseline) out += "  baseline: " + v.baseline->roof + "\n";
   out += "  candidate: " + v.candidate.roof + "\n";
-  for (const analysis::WhyExplanation& e : v.explanations) {
-    out +=
-        fmt::format("  {:<17} {:<10} {}\n", e.name, analysis::why_status_name(e.status), e.reason);
-  }
+  for (const analysis::WhyExplanation& e : v.explanations) out += why_explanation_line(e);
   return out + reconciliation_line(v.reconciliation);
 }
 
@@ -145,6 +148,13 @@ void write_why_fields(JsonWriter& w, const analysis::WhyBlock& b) {
   w.field_or_null("why_against", b.against);
   w.field_or_null("next_capture", b.next_capture);
   w.field_or_null("telemetry_capture", b.telemetry_capture);
+  w.field("slow_steps", b.slow_steps);
+  w.key("clock_throttling");
+  if (b.clock_throttling) {
+    write_why_explanation(w, *b.clock_throttling);
+  } else {
+    w.null();
+  }
 }
 
 std::string why_block_text(const analysis::WhyBlock& b) {
@@ -156,6 +166,7 @@ std::string why_block_text(const analysis::WhyBlock& b) {
     out +=
         "why: no kernel counters attached to the blamed rank; capture them with the command "
         "below, then `culprit import FILE --format ncu --attach RUN:RANK`\n";
+    if (b.clock_throttling) out += why_explanation_line(*b.clock_throttling);
   }
   if (!b.next_capture.empty()) out += "next capture: " + b.next_capture + "\n";
   if (!b.telemetry_capture.empty()) out += "telemetry: " + b.telemetry_capture + "\n";

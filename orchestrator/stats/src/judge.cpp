@@ -10,6 +10,7 @@ struct StoredSettings {
   JudgingSettings judging;
   int repetitions = 1;
   int max_repetitions = 1;
+  bool adaptive = false;  // [stats] sampling = "adaptive": `culprit run` took the looks
 };
 
 StoredSettings read_settings(storage::Db& store, const StoredExperiment& experiment) {
@@ -20,6 +21,7 @@ StoredSettings read_settings(storage::Db& store, const StoredExperiment& experim
     s.judging.source = "as the experiment ran";
     s.repetitions = stored->repetitions;
     s.max_repetitions = stored->max_repetitions;
+    s.adaptive = stored->sampling == "adaptive";
   } else {
     s.judging.source = experiment.manifest_text.empty()
                            ? "defaults: an imported experiment has no [stats]"
@@ -29,12 +31,18 @@ StoredSettings read_settings(storage::Db& store, const StoredExperiment& experim
   return s;
 }
 
-// The looks the runs show decide alpha per comparison (stored_looks.hpp says why).
+// Adaptive sampling in `culprit run` stopped at whichever look decided, so only alpha over all
+// its planned looks (Bonferroni) bounds the overall error, however few looks were taken. A
+// fixed sweep made one look; bisect and verdict add theirs: the looks the runs show decide
+// (stored_looks.hpp says why).
 void split_over_looks(const StoredExperiment& experiment, const StoredSettings& stored,
                       JudgingSettings& judging) {
   const LookAlpha look =
-      alpha_per_look(experiment, stored.repetitions, stored.max_repetitions, judging.alpha);
+      stored.adaptive
+          ? alpha_over_planned_looks(stored.repetitions, stored.max_repetitions, judging.alpha)
+          : alpha_per_look(experiment, stored.repetitions, stored.max_repetitions, judging.alpha);
   judging.looks = look.looks;
+  judging.looks_planned = stored.adaptive;
   judging.alpha_per_comparison = look.alpha;
 }
 

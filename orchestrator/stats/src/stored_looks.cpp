@@ -22,4 +22,15 @@ LookAlpha alpha_per_look(const StoredExperiment& experiment, int repetitions, in
   return result;
 }
 
+LookAlpha alpha_over_planned_looks(int repetitions, int max_repetitions, double alpha) {
+  SamplingPlan plan;
+  plan.repetitions = std::max(repetitions, 1);
+  plan.max_repetitions = std::max(max_repetitions, repetitions);
+  plan.alpha = alpha;
+  LookAlpha result;
+  result.looks = planned_looks(plan);
+  result.alpha = alpha / result.looks;
+  return result;
+}
+
 }  // namespace culprit::stats

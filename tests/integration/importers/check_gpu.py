@@ -7,16 +7,22 @@ usage: check_gpu.py CULPRIT TRACES WORKDIR MODE
 MODE nsys_multi: nsys-multi/h100_2gpu_1s.sqlite is 2 ranks (a rank per globalPid with kernels,
                  numbered by device id, the rule in --json rank_rule), 1 step said once, kernel
                  classes and collectives as the oracle counts them, emit_nvtx names cut; the same
-                 job as one export per process (rank0/rank1.sqlite) gives the same run; a copy with
-                 70,000 more distinct emit_nvtx texts imports (it was refused: > 65,535 names).
+                 job as one export per node (nsys_node_split.sql: named by node with both GPUs 0,
+                 and with NODE_RANK given in reverse order) gives the same ranks,
+                 steps, events and attribution; a copy with 70,000 more distinct emit_nvtx texts
+                 imports (it was refused: > 65,535 names).
 MODE b200:       gpu-kineto/b200_eager_trace.json.gz (--partial): nvjet GEMMs and the multimem
-                 all-reduce classified, every collective paired with its call by correlation,
+                 all-reduce classified, 1 step (no ProfilerStep#), every collective paired with
+                 its call by correlation,
                  busy share = the union of kernel time / span (<= 100 %), GEMM FLOP/s and algbw/
                  busbw per operation from the oracle's own sums, no bandwidth from zero bytes.
-MODE classes:    every other real trace (hta, nsys, torch-ddp): ranks, steps, kernel classes and
-                 collectives against the oracle.
+MODE classes:    every other real trace (hta, nsys, torch-ddp in both layouts): ranks, steps,
+                 kernel classes and collectives (calls per step, each paired with its execution;
+                 HTA's sampled pair: each stored pair's size is its call's in both raw files)
+                 against the oracle.
 """
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -110,7 +116,27 @@ def nsys_oracle(path):
         "select coalesce(n.text, s.value) from NVTX_EVENTS n left join StringIds s on s.id = n.textId "
         "where n.end is not null")] if con.execute(
         "select count(*) from sqlite_master where name = 'NVTX_EVENTS'").fetchone()[0] else []
-    return {"units": procs, "classes": count_classes(n for _, _, n in kernels),
+    # per GPU: the union of its kernels' intervals over every stream; the capture: the first to
+    # the last record of a process that ran kernels (kernels, runtime calls, NVTX ranges)
+    spans = {}
+    for d in {d for _, d, _ in kernels}:
+        spans[d] = union_ns([(b, e) for b, e in con.execute(
+            "select start, end from CUPTI_ACTIVITY_KIND_KERNEL where deviceId = ?", (d,))])
+    pids = ",".join(str(g) for g in {g for g, _, _ in kernels})
+    nvtx = (f" union all select start, end from NVTX_EVENTS where end is not null and "
+            f"(globalTid >> 24) << 24 in ({pids})") if texts else ""
+    lo, hi = con.execute(
+        f"select min(b), max(e) from (select start b, end e from CUPTI_ACTIVITY_KIND_KERNEL union all "
+        f"select start, end from CUPTI_ACTIVITY_KIND_RUNTIME where (globalTid >> 24) << 24 in ({pids})"
+        f"{nvtx})").fetchone()
+    classes = count_classes(n for _, _, n in kernels)
+    for table, cls in (("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"), ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
+        if con.execute("select count(*) from sqlite_master where name = ?", (table,)).fetchone()[0]:
+            n = con.execute(f"select count(*) from {table}").fetchone()[0]
+            if n:
+                classes[cls] = classes.get(cls, 0) + n
+    return {"units": procs, "classes": classes,
+            "busy_ns": spans, "span_ns": hi - lo,
             "kernels": len(kernels), "nvtx_texts": len(set(texts)),
             "nvtx_names": len({EMIT_NVTX.sub("", t) for t in texts}),
             "collective_ranges": sum(1 for t in texts if EMIT_NVTX.sub("", t).startswith(("c10d::", "nccl:")))}
@@ -122,30 +148,67 @@ def stored_names(db, run_id):
 
 
 def per_rank_events(db, run_id):
+    """Per rank: its event count and a digest of its events as the store's run_events view decodes
+    them (step, ids, kind, name, times, bytes, stream), all but the device id, which the per-node
+    split renumbers on purpose."""
     con = sqlite3.connect(db)
-    return dict(con.execute("select rank, sum(events) from run_event_packs where run_id = ? group by rank",
-                            (run_id,)).fetchall())
+    out = {}
+    for row in con.execute(
+            "select e.rank, e.step, e.microbatch, e.layer, e.seq, e.kind, e.name, e.begin_ns, e.end_ns, "
+            "e.bytes, e.stream from run_events e where e.run_id = ? order by e.rank, e.step, e.begin_ns, "
+            "e.end_ns, e.name, e.microbatch", (run_id,)):
+        count, digest = out.get(row[0], (0, hashlib.sha256()))
+        digest.update(repr(row[1:]).encode())
+        out[row[0]] = (count + 1, digest)
+    return {rank: (count, digest.hexdigest()[:12]) for rank, (count, digest) in out.items()}
 
 
-def split_export(src, folder):
-    """The same job as one export per process: rows of the other process deleted."""
+SPLIT_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nsys_node_split.sql")
+
+
+def split_export(src, folder, names, node_ranks=(None, None)):
+    """The same job as one export per node: copies of the real file cut by nsys_node_split.sql
+    (derived from the real rows; the script says every edit). names[k] is node k's file name."""
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    con = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
-    pids = [r[0] for r in con.execute(
-        "select distinct globalPid from CUPTI_ACTIVITY_KIND_KERNEL order by globalPid")]
-    devices = dict(con.execute("select globalPid, min(deviceId) from CUPTI_ACTIVITY_KIND_KERNEL group by 1"))
-    con.close()
-    for pid in pids:
-        path = os.path.join(folder, f"rank{devices[pid]}.sqlite")
+    paths = []
+    for node, (name, node_rank) in enumerate(zip(names, node_ranks)):
+        path = os.path.join(folder, name)
         shutil.copy(src, path)
         c = sqlite3.connect(path)
-        c.execute("delete from CUPTI_ACTIVITY_KIND_KERNEL where globalPid != ?", (pid,))
-        for table in ("CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"):
-            c.execute(f"delete from {table} where (globalTid >> 24) << 24 != ?", (pid,))
+        c.execute("create table culprit_node (node integer, node_rank integer)")
+        c.execute("insert into culprit_node values (?, ?)", (node, node_rank))
+        with open(SPLIT_SQL) as f:
+            c.executescript(f.read())
         c.commit()
         c.close()
-    return folder
+        paths.append(path)
+    return paths
+
+
+def attribution(db, run_id):
+    """attribute --json of a run, less what names the run itself."""
+    p = run(["attribute", "--db", db, str(run_id), "--json"])
+    if p.returncode:
+        return None
+    doc = json.loads(p.stdout)
+    doc.pop("run_id", None)
+    return doc
+
+
+def same_run(tag, info, db, other, db2):
+    """other (the job as per-node exports) is the run info is (the one export)."""
+    if not other:
+        return
+    check(other["ranks"] == info["ranks"] and other["steps"] == info["steps"]
+          and other["kernels"] == info["kernels"] and other["kernel_classes"] == info["kernel_classes"]
+          and other["collectives"] == info["collectives"] and other["events"] == info["events"],
+          f"{tag}: {other['ranks']} ranks, {other['steps']} step(s), {other['events']} events == "
+          f"the one export's {info['ranks']}, {info['steps']}, {info['events']}")
+    check(per_rank_events(db2, other["run_id"]) == per_rank_events(db, info["run_id"]),
+          f"{tag}: the same events on each rank ({per_rank_events(db2, other['run_id'])})")
+    a, b = attribution(db, info["run_id"]), attribution(db2, other["run_id"])
+    check(a is not None and a == b, f"{tag}: the same attribution (attribute --json)")
 
 
 def mode_nsys_multi():
@@ -172,20 +235,51 @@ def mode_nsys_multi():
     check(not any("op_id" in n or ", seq = " in n for n in names) and len(names) <= o["nvtx_names"] + 400,
           f"nsys-multi: {len(names)} stored names, none with emit_nvtx suffixes "
           f"({o['nvtx_texts']} distinct NVTX texts are {o['nvtx_names']} names)")
+    # figures (#34 item 5) against the raw file: busy share = each GPU's union of kernel time
+    # over its streams / the capture, GEMM FLOP/s n/a (an nsys export records no shapes), no
+    # bandwidth (no collective)
+    a = attribution(db, info["run_id"])
+    if a:
+        busy = a["summary"]["sampled_activity"]
+        want = sum(o["busy_ns"].values()) / (o["span_ns"] * len(o["busy_ns"]))
+        per_gpu = ", ".join("%.2f %%" % (100 * v / o["span_ns"]) for v in o["busy_ns"].values())
+        check(busy["busy_share"] <= 1 and abs(busy["busy_share"] - want) <= 0.005 * want,
+              f"nsys-multi: busy share {100 * busy['busy_share']:.3f} % == oracle {100 * want:.3f} % "
+              f"(per GPU {per_gpu})")
+        eff = a["summary"]["efficiency"]
+        gemm = eff["gemm_flops_per_s"]
+        check(gemm["value"] is None and f"none of the {o['classes']['gemm']} GEMM kernels" in gemm["missing"]
+              and "Nsight Systems exports hold none" in gemm["missing"],
+              f"nsys-multi: GEMM FLOP/s n/a with the reason ({gemm['missing']})")
+        check(eff["busbw"]["value"] is None and eff["busbw"]["missing"] == "the run has no collectives"
+              and eff["bandwidth_by_operation"] == [], "nsys-multi: no bandwidth without a collective")
     for by in ("process", "device"):
         other = import_json([path], fresh(f"multi-{by}.db"), ["--rank-by", by])
         check(other is not None and other["ranks"] == 2 and other["events"] == info["events"],
               f"nsys-multi --rank-by {by}: the same 2 ranks and {info['events']} events")
-    # the same job, one export per process: the same run
-    folder = split_export(path, os.path.join(WORK, "multi-split"))
-    db2 = fresh("multi-split.db")
-    two = import_json([folder], db2)
+    # the same job as one export per node (nsys_node_split.sql over the real file): the same run.
+    # (Exports named rank<R>: importers.nsys numbers 4 such copies.) Named by node: both say GPU 0 (they collided: "cannot tell which rank"); numbered by the
+    # device id within the node plus the node's offset, nodes by host name in the files' order.
+    nodes = split_export(path, os.path.join(WORK, "split-node"), ["node-a.sqlite", "node-b.sqlite"])
+    db3 = fresh("split-node.db")
+    two = import_json(nodes, db3)
+    same_run("two per-node exports, both GPU 0", info, db, two, db3)
     if two:
-        check(two["ranks"] == 2 and two["steps"] == info["steps"] and two["kernels"] == info["kernels"]
-              and two["kernel_classes"] == info["kernel_classes"] and two["events"] == info["events"],
-              f"two-file form: {two['ranks']} ranks, {two['events']} events == one-file {info['events']}")
-        check(per_rank_events(db2, two["run_id"]) == per_rank_events(db, info["run_id"]),
-              "two-file form: the same events on each rank")
+        check(two["rank_rule"] == "the CUDA device id within its node plus the node's offset (nodes "
+              "by host name in the files' order, each after the ranks of those before it)",
+              f"per-node exports: rank_rule '{two['rank_rule']}'")
+        check(sum("2 Nsight Systems export(s) of one job" in w for w in two["warnings"]) == 1,
+              "per-node exports: the rule is warned once")
+    # NODE_RANK in each launched process's environment decides, not the files' order
+    said = split_export(path, os.path.join(WORK, "split-said"), ["z-node0.sqlite", "a-node1.sqlite"],
+                        node_ranks=(0, 1))
+    db4 = fresh("split-said.db")
+    three = import_json([said[1], said[0]], db4)
+    same_run("per-node exports given in reverse, NODE_RANK said", info, db, three, db4)
+    if three:
+        check(three["rank_rule"] == "the CUDA device id within its node plus the node's offset "
+              "(nodes numbered by process environment NODE_RANK x 1 ranks)",
+              f"NODE_RANK: rank_rule '{three['rank_rule']}'")
     # more distinct emit_nvtx texts than the run file has names: imports (was refused)
     big = os.path.join(WORK, "multi-names.sqlite")
     shutil.copy(path, big)
@@ -271,6 +365,10 @@ def mode_b200():
         return
     check(info["ranks"] == 1 and info["world_size"] == d["distributedInfo"]["world_size"] == 8,
           "b200: rank 0 of 8, partial")
+    markers = sum(1 for e in ev if str(e.get("name", "")).startswith("ProfilerStep#"))
+    check(markers == 0 and info["steps"] == 1 and any("the whole capture is one step" in w
+                                                       for w in info["warnings"]),
+          f"b200: no ProfilerStep# in the file ({markers}): the whole capture is 1 step, said")
     check(info["kernel_classes"] == classes, f"b200: kernel classes {info['kernel_classes']} == oracle {classes}")
     check(classes["gemm"] >= 109 and classes["collective"] == 74,
           f"b200: the oracle counts nvjet/bmm GEMMs ({classes['gemm']}) and 73 multimem + 1 NCCL all-gather")
@@ -330,10 +428,13 @@ def mode_classes():
                 n = sum(1 for e in ev if e.get("cat") == cat)
                 if n:
                     classes[cls] = classes.get(cls, 0) + n
-        info = import_json(paths, fresh("classes.db"), ["--partial"])
+        db = fresh("classes.db")
+        info = import_json(paths, db, ["--partial"])
         if info:
             check(info["kernel_classes"] == classes,
                   f"{files[0]}: kernel classes {info['kernel_classes']} == oracle {classes}")
+            if len(paths) == 2:
+                check_sampled_pairs(paths, db, info)
     # nsys single-process exports
     for f in ("cloverleaf-cuda.sqlite", "saxpy-mpi-cuda.sqlite"):
         path = os.path.join(TRACES, "nsys", f)
@@ -342,20 +443,143 @@ def mode_classes():
         if info:
             check(info["ranks"] == len(o["units"]) == 1 and info["kernel_classes"] == o["classes"],
                   f"nsys/{f}: 1 rank, kernel classes {info['kernel_classes']} == oracle {o['classes']}")
-    # torch-ddp (CPU, gloo): no kernel; ranks and steps from the oracle
-    for case in ("ddp2-control", "ddp4-matmul-layer1"):
-        folder = os.path.join(TRACES, "torch-ddp", case, "kineto")
-        files = sorted(os.listdir(folder))
-        steps = None
-        for f in files:
-            ev = load(os.path.join(folder, f))["traceEvents"]
-            s = {e["name"] for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#")}
-            steps = s if steps is None else steps & s
-        info = import_json([folder], fresh("classes-ddp.db"))
-        if info:
-            check(info["ranks"] == len(files) and info["steps"] == len(steps) and info["kernel_classes"] == {}
-                  and info["rank_rule"] == "distributedInfo",
-                  f"torch-ddp/{case}: {info['ranks']} ranks, {info['steps']} steps == {len(steps)}, no kernel")
+    # torch-ddp (CPU, gloo), every case in both layouts: no kernel; ranks, steps and collectives
+    # (calls per step, each paired with its gloo execution: bytes = 4 x its Input Dims) from the
+    # raw files
+    for case in sorted(os.listdir(os.path.join(TRACES, "torch-ddp"))):
+        for layout in ("kineto", "legacy"):
+            folder = os.path.join(TRACES, "torch-ddp", case, layout)
+            if os.path.isdir(folder):
+                check_torch_ddp(case, layout, folder)
+    # hta cpu_only: one gloo rank of 300, trimmed; its executions inside the one step are kept
+    path = os.path.join(TRACES, "hta", "cpu_only", "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")
+    o = cpu_oracle(load(path)["traceEvents"])
+    info = import_json([path], fresh("classes-cpu.db"), ["--partial"])
+    if info:
+        inside = sum(len(v) for v in o["works"].values())
+        check(info["ranks"] == 1 and info["steps"] == len(o["steps"]) == 1
+              and info["collectives"] == inside == 2 and info["kernel_classes"] == {},
+              f"hta/cpu_only: 1 rank, {info['steps']} step, {info['collectives']} collectives == "
+              f"the {inside} gloo executions inside ProfilerStep (the others outside every step)")
+
+
+TYPE_BYTES = {"float": 4, "double": 8, "long int": 8, "int": 4, "c10::Half": 2, "c10::BFloat16": 2,
+              "signed char": 1, "unsigned char": 1, "bool": 1}
+
+
+def tensor_bytes(args, k):
+    """Bytes of input k of a raw event (Input Dims x Input type), None when it has no shape."""
+    dims, types = args.get("Input Dims") or [], args.get("Input type") or []
+    if k >= len(dims) or not dims[k] or k >= len(types) or types[k] not in TYPE_BYTES:
+        return None
+    n = 1
+    for x in dims[k]:
+        n *= x
+    return n * TYPE_BYTES[types[k]]
+
+
+def nccl_sizes(path):
+    """Per (ProfilerStep#N, c10d call name): the message bytes of its calls in order, from the raw
+    events as nccl-tests counts a size: the call's first tensor where it has a shape (an all-gather's
+    output), else the nccl:* range nested in it (an all-reduce's tensor)."""
+    ev = [e for e in load(path)["traceEvents"] if e.get("ph") == "X"]
+    steps = {int(e["name"].split("#")[1]): (e["ts"], e["ts"] + e["dur"])
+             for e in ev if e["name"].startswith("ProfilerStep#")}
+    ranges = [e for e in ev if e.get("cat") == "user_annotation" and e["name"].startswith("nccl:")]
+    out = {}
+    for c in sorted((e for e in ev if e["name"].startswith("c10d::") and "wait" not in e["name"]),
+                    key=lambda e: e["ts"]):
+        step = next((n for n, (b, end) in steps.items() if b <= c["ts"] <= end), None)
+        inner = [r for r in ranges if r["tid"] == c["tid"] and c["ts"] <= r["ts"] <= c["ts"] + c["dur"]]
+        size = tensor_bytes(c.get("args", {}), 0)
+        if size is None and inner:
+            size = tensor_bytes(inner[0].get("args", {}), 0)
+        if step is not None and size is not None:
+            out.setdefault((step, c["name"]), []).append(size)
+    return out
+
+
+def check_sampled_pairs(paths, db, info):
+    """HTA's sampled files lost different collectives on the two ranks: where both raw files
+    hold the same sizes for a (step, call), each is one stored pair; nothing stored contradicts
+    the raw files (each pair's size is that call's on both ranks)."""
+    raw = [nccl_sizes(p) for p in paths]
+    con = sqlite3.connect(db)
+    stored = {}
+    for rank, step, seq, name, nbytes in con.execute(
+            "select rank, step, seq, name, bytes from run_events where run_id = ? and kind = 'collective'",
+            (info["run_id"],)):
+        stored.setdefault((step, seq), {})[rank] = (name, nbytes)
+    pairs = [v for v in stored.values() if len(v) == 2]
+    consistent = all(v[0] == v[1] and all(v[0][1] in raw[r].get((step, v[0][0]), []) for r in (0, 1))
+                     for (step, _), v in stored.items() if len(v) == 2)
+    agreed = sum(len(a) for key, a in raw[0].items() if raw[1].get(key) == a)
+    check(consistent and len(pairs) >= agreed and len(stored) == len(pairs),
+          f"trace_filter: {len(pairs)} collectives paired across the 2 ranks, each with a size both raw "
+          f"files give its call (>= the {agreed} whose (step, call) sizes agree in full); none stored "
+          f"on one rank only")
+
+
+def events_of(path):
+    d = load(path)
+    return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def cpu_oracle(ev):
+    """Steps (ProfilerStep#N -> [ts, end]) and, per step, its c10d::allreduce_ calls and its
+    gloo:all_reduce executions (their element counts, by start) from one rank's raw events."""
+    steps = {}
+    for e in ev:
+        m = re.match(r"ProfilerStep#(\d+)$", str(e.get("name", "")))
+        if m and e.get("ph") == "X":
+            steps[int(m.group(1))] = (e["ts"], e["ts"] + e["dur"])
+
+    def step_of(ts):
+        return next((n for n, (b, end) in steps.items() if b <= ts <= end), None)
+    calls, works = {}, {}
+    for e in sorted((e for e in ev if e.get("ph") == "X"), key=lambda e: e["ts"]):
+        n = step_of(e["ts"])
+        if n is None:
+            continue
+        if e.get("name") == "c10d::allreduce_":
+            calls[n] = calls.get(n, 0) + 1
+        elif e.get("name") == "gloo:all_reduce":
+            dims = (e.get("args") or {}).get("Input Dims")
+            works.setdefault(n, []).append(dims[0][0] if dims else None)
+    return {"steps": steps, "calls": calls, "works": works}
+
+
+def check_torch_ddp(case, layout, folder):
+    files = sorted(os.listdir(folder))
+    oracles = [cpu_oracle(events_of(os.path.join(folder, f))) for f in files]
+    common = set.intersection(*(set(o["steps"]) for o in oracles))
+    db = fresh("classes-ddp.db")
+    info = import_json([folder], db)
+    if not info:
+        return
+    calls = sum(o["calls"].get(n, 0) for o in oracles for n in common)
+    check(info["ranks"] == len(files) and info["steps"] == len(common) and info["kernel_classes"] == {}
+          and info["collectives"] == calls,
+          f"torch-ddp/{case}/{layout}: {info['ranks']} ranks, {info['steps']} steps == {len(common)}, "
+          f"{info['collectives']} collectives == {calls} c10d::allreduce_ calls, no kernel")
+    con = sqlite3.connect(db)
+    stored = {}
+    for rank, step, nbytes in con.execute(
+            "select rank, step, bytes from run_events where run_id = ? and kind = 'collective' "
+            "order by rank, step, begin_ns", (info["run_id"],)):
+        stored.setdefault((rank, step), []).append(nbytes)
+    want = {(r, n): [4 * x if x else 0 for x in o["works"].get(n, [])]
+            for r, o in enumerate(oracles) for n in common}
+    sizes = ("bytes per rank and step == 4 x the executions' Input Dims, in order" if layout == "kineto"
+             else "the legacy layout records no size: as many per rank and step, 0 bytes")
+    check(stored == want, f"torch-ddp/{case}/{layout}: every call paired with its gloo execution ({sizes})")
+    seqs = {}
+    for step, seq, n, ranks in con.execute(
+            "select step, seq, count(distinct bytes), count(*) from run_events where run_id = ? and "
+            "kind = 'collective' group by step, seq", (info["run_id"],)):
+        seqs[(step, seq)] = (n, ranks)
+    check(all(n == 1 and ranks == len(files) for n, ranks in seqs.values()),
+          f"torch-ddp/{case}/{layout}: each (step, seq) is one collective on every rank, one size")
 
 
 {"nsys_multi": mode_nsys_multi, "b200": mode_b200, "classes": mode_classes}[MODE]()

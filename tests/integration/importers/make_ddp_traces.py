@@ -22,7 +22,6 @@ import argparse
 import gzip
 import json
 import os
-import re
 import sys
 import time
 
@@ -35,8 +34,14 @@ def parse_injection(text):
             "active_steps": [int(s) for s in steps.split("+")]}
 
 
-def is_operator(name):
-    return "::" in name or re.search(r"Backward\d*$", name) is not None
+# torch's RecordScope.USER_SCOPE: record_function labels (libkineto writes them as
+# `user_annotation`; every other scope is an operator, `cpu_op`).
+USER_SCOPE = 7
+
+
+def category(event):
+    """The record's kind as torch itself recorded it (its scope), never guessed from the name."""
+    return "user_annotation" if event.scope == USER_SCOPE else "cpu_op"
 
 
 def kineto_document(events, rank, world, style, pid, base_us):
@@ -45,7 +50,7 @@ def kineto_document(events, rank, world, style, pid, base_us):
     base_ns = base_us * 1000
     for e in events:
         name = e.trace_name or e.name
-        cat = "cpu_op" if is_operator(name) else "user_annotation"
+        cat = category(e)
         start, end = e.time_range.start, e.time_range.end
         args = {"External id": e.id}
         if e.input_shapes:

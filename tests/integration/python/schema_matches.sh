@@ -45,6 +45,15 @@ for path in ("step.db", "python.db"):
     assert db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone() == ("3",)
     kinds = {r[0] for r in db.execute("SELECT DISTINCT kind FROM events")}
     assert "step" in kinds and kinds <= {"compute", "collective", "host", "step"}, (path, kinds)
+    # Both writers anchor rank 0's clock to Unix time (meta unix_offset_ns): the first event
+    # lands between started_at and finished_at (whole seconds).
+    offset, first, started, finished = db.execute(
+        "SELECT (SELECT value FROM meta WHERE key = 'unix_offset_ns'), min(begin_ns), "
+        "(SELECT strftime('%s', value) FROM meta WHERE key = 'started_at'), "
+        "(SELECT strftime('%s', value) FROM meta WHERE key = 'finished_at') "
+        "FROM events WHERE rank = 0").fetchone()
+    assert int(started) <= (int(offset) + first) / 1e9 <= int(finished) + 1, \
+        (path, offset, first, started, finished)
 assert sorted(step) == sorted(python), (sorted(step), sorted(python))
 for table in step:
     assert step[table] == python[table], (table, step[table], python[table])

@@ -23,6 +23,13 @@ for key in format_version backend ranks warmup_steps steps model_flops_per_step 
   [[ -n $(q "$DB" "SELECT value FROM meta WHERE key='$key'") ]] || fail "meta.$key missing"
 done
 [[ $(q "$DB" "SELECT value FROM meta WHERE key='source'") == culprit-step ]] || fail "source"
+# unix_offset_ns puts rank 0's clock on Unix time: its first event lands between started_at and
+# finished_at (whole seconds).
+[[ $(q "$DB" "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key='unix_offset_ns') / 1e9
+  + min(begin_ns) / 1e9 BETWEEN
+  (SELECT CAST(strftime('%s', value) AS INTEGER) FROM meta WHERE key='started_at') AND
+  (SELECT strftime('%s', value) + 1 FROM meta WHERE key='finished_at')
+  FROM events WHERE rank = 0") == 1 ]] || fail "meta.unix_offset_ns does not place the run"
 [[ $(q "$DB" "SELECT value FROM meta WHERE key='ranks'") == 2 ]] || fail "meta.ranks"
 q "$DB" "SELECT json FROM config_echo WHERE id=1" | grep -q '"step_last": 8' || fail "config echo"
 check_between "step events" "$(q "$DB" "SELECT count(*) FROM events WHERE kind='step'")" 28 28

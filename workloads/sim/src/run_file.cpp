@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "sim/clocks.hpp"
 #include "stepmodel/schedule.hpp"
 
 namespace sim {
@@ -21,8 +22,7 @@ std::string number_text(double value) {
 }  // namespace
 
 std::string simulated_timestamp(std::int64_t seconds) {
-  // 2000-01-01T00:00:00Z as a Unix time.
-  const std::time_t t = static_cast<std::time_t>(946684800 + seconds);
+  const std::time_t t = static_cast<std::time_t>(kSimulatedStartUnixS + seconds);
   std::tm utc{};
   gmtime_r(&t, &utc);
   char buffer[32];
@@ -50,6 +50,10 @@ stepclock::RunFileContents to_run_file(SimulatedRun&& run, const stepmodel::RunC
       {meta::kParameterBytes, std::to_string(stepmodel::parameter_bytes(config.model))},
       {meta::kStartedAt, simulated_timestamp(0)},
       {meta::kFinishedAt, simulated_timestamp(run_seconds)},
+      // The simulation's true time 0 (rank 0's raw kRawClockEpochNs) is started_at: telemetry
+      // stamped from then on lands in its steps.
+      {meta::kUnixOffsetNs,
+       std::to_string(kSimulatedStartUnixS * 1'000'000'000 - kRawClockEpochNs)},
       {meta::kSource, "culprit-sim"},
   };
   // The keys culprit-step writes where they mean something for a simulation; no environment

@@ -161,6 +161,8 @@ stepclock::RunFileContents collect(Session& s, const char* config_json) {
   contents.meta = s.meta;
   set_or_replace(contents.meta, runfile::meta::kRanks, std::to_string(s.size).c_str());
   set_or_replace(contents.meta, runfile::meta::kFinishedAt, stepclock::iso8601_utc_now().c_str());
+  set_or_replace(contents.meta, runfile::meta::kUnixOffsetNs,
+                 std::to_string(stepclock::unix_offset_ns(s.clock)).c_str());
   bool has_started = false;
   bool has_source = false;
   for (const auto& [key, value] : contents.meta) {

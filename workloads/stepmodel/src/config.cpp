@@ -219,6 +219,39 @@ Injections parse_injections(const object& obj, int ranks, const ModelConfig& mod
   return inj;
 }
 
+std::vector<std::string> texts(const object& obj, const char* key, const std::string& path) {
+  std::vector<std::string> out;
+  if (!has(obj, key)) return out;
+  simdjson::dom::array items;
+  if (obj[key].get_array().get(items)) fail(path + key, "expected an array of strings");
+  for (element item : items) {
+    std::string_view value;
+    if (item.get_string().get(value)) fail(path + key, "expected an array of strings");
+    out.emplace_back(value);
+  }
+  return out;
+}
+
+// The import section. An echo written before the section was typed (culprit 0.x imports) held
+// the communication backend (gloo, nccl, ...) at the root: it is read as this section's, the
+// run's backend taken as cpu.
+ImportSection parse_import(const object& root, std::string& backend) {
+  object obj;
+  if (root["import"].get_object().get(obj)) fail("import", "expected an object");
+  ImportSection i;
+  i.format = text(obj, "format", "import.", i.format);
+  i.backend = text(obj, "backend", "import.", i.backend);
+  i.partial = boolean(obj, "partial", "import.", i.partial);
+  i.world_size = integer(obj, "world_size", "import.", i.world_size);
+  i.files = texts(obj, "files", "import.");
+  if (backend != "cpu" && backend != "cuda" && backend != "sim") {
+    if (!has(obj, "backend")) i.backend = backend;
+    backend = "cpu";
+  }
+  if (i.world_size < 1) fail("import.world_size", "must be >= 1");
+  return i;
+}
+
 }  // namespace
 
 RunConfig parse_run_config(const std::string& json_text, PhaseNames names) {
@@ -245,6 +278,7 @@ RunConfig parse_run_config(const std::string& json_text, PhaseNames names) {
   c.ranks = integer(root, "ranks", "", c.ranks);
   c.warmup_steps = integer(root, "warmup_steps", "", c.warmup_steps);
   c.steps = integer(root, "steps", "", c.steps);
+  if (has(root, "import")) c.import = parse_import(root, c.backend);
   if (c.backend != "cpu" && c.backend != "cuda" && c.backend != "sim") {
     fail("backend", "expected cpu, cuda or sim");
   }

@@ -122,6 +122,16 @@ std::string inject_json(const Injections& inject) {
        })}});
 }
 
+std::string import_json(const ImportSection& i) {
+  std::string files = "[";
+  for (const std::string& f : i.files) files += (files.size() > 1 ? "," : "") + quoted(f);
+  return object(Members{{"format", quoted(i.format)},
+                        {"backend", quoted(i.backend)},
+                        {"partial", boolean(i.partial)},
+                        {"world_size", std::to_string(i.world_size)},
+                        {"files", files + "]"}});
+}
+
 }  // namespace
 
 std::string to_json(const DelayInjection& delay) {
@@ -133,8 +143,12 @@ std::string to_json(const RunConfig& c, JsonFields fields) {
                {"ranks", std::to_string(c.ranks)},
                {"warmup_steps", std::to_string(c.warmup_steps)},
                {"steps", std::to_string(c.steps)},
-               {"model", model_json(c.model)},
                {"inject", inject_json(c.inject)}};
+  if (c.import) {
+    root["import"] = import_json(*c.import);
+  } else {
+    root["model"] = model_json(c.model);
+  }
   if (!c.instrument.empty()) {
     root["instrument"] = quoted(c.instrument);
     root["step_rule"] = object(

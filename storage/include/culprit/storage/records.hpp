@@ -47,6 +47,9 @@ struct ExperimentSettingsRecord {
   double margin = 0.02;      // practical margin on the relative shift ([stats] margin)
   int repetitions = 5;       // [experiment] repetitions
   int max_repetitions = 20;  // [stats] max_repetitions: the cap of adaptive sampling
+  // [stats] sampling: "fixed" (run made `repetitions` runs) or "adaptive" (run added blocks up
+  // to max_repetitions while inconclusive); schema 7, "fixed" for experiments stored before.
+  std::string sampling = "fixed";
 };
 
 // Writes (or replaces) experiment `experiment_id`'s settings.

@@ -12,7 +12,7 @@ namespace culprit::storage {
 // 2: configurations.superseded is a column (no label suffix).
 // 3: events interned (kind and name as integers, names per run in run_event_names).
 // 4: events packed per run and rank (run_event_packs; event_rows dropped).
-inline constexpr int kStoreSchemaVersion = 6;
+inline constexpr int kStoreSchemaVersion = 7;
 
 // Opens the store at `path`, creating it or migrating it forward to kStoreSchemaVersion.
 // Refuses (std::runtime_error) a store written by a newer culprit.

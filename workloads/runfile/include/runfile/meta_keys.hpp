@@ -21,6 +21,7 @@ inline constexpr const char* kModelFlopsPerStep = "model_flops_per_step";
 inline constexpr const char* kParameterBytes = "parameter_bytes";
 inline constexpr const char* kStartedAt = "started_at";
 inline constexpr const char* kFinishedAt = "finished_at";
+inline constexpr const char* kUnixOffsetNs = "unix_offset_ns";
 inline constexpr const char* kTraceFormat = "trace_format";
 inline constexpr const char* kPartial = "partial";
 inline constexpr const char* kIncompleteCollectives = "incomplete_collectives";
@@ -33,7 +34,7 @@ inline constexpr const char* kGemmFlops = "gemm_flops";
 
 // Every key, in meta_keys.tsv's order. (const char*: a key converts where a writer or reader
 // wants std::string, and the C API takes it as it is.)
-inline constexpr std::array<std::string_view, 21> kAll = {kFormatVersion,
+inline constexpr std::array<std::string_view, 22> kAll = {kFormatVersion,
                                                           kSource,
                                                           kBackend,
                                                           kRanks,
@@ -45,6 +46,7 @@ inline constexpr std::array<std::string_view, 21> kAll = {kFormatVersion,
                                                           kParameterBytes,
                                                           kStartedAt,
                                                           kFinishedAt,
+                                                          kUnixOffsetNs,
                                                           kTraceFormat,
                                                           kPartial,
                                                           kIncompleteCollectives,

@@ -27,7 +27,9 @@ stepclock::RunFileContents to_run_file(SimulatedRun&& run, const stepmodel::RunC
 // "fnv1a64:<16 hex digits>" of a file's bytes; throws std::runtime_error if unreadable.
 std::string hash_file(const std::string& path);
 
-// ISO-8601 UTC text of kSimulatedStart plus `seconds`.
+// ISO-8601 UTC text of kSimulatedStartUnixS plus `seconds`.
 std::string simulated_timestamp(std::int64_t seconds);
+// 2000-01-01T00:00:00Z as a Unix time: a simulation's started_at, at its clock's 0.
+inline constexpr std::int64_t kSimulatedStartUnixS = 946684800;
 
 }  // namespace sim

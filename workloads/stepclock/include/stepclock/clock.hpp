@@ -43,4 +43,16 @@ class RawClock {
   bool skewed_ = false;
 };
 
+// Unix time minus `clock`'s time, in ns, from one CLOCK_REALTIME read between two reads of
+// `clock` (their midpoint): the run meta unix_offset_ns, by which GPU telemetry stamped in Unix
+// time is placed on the run's (rank 0's) clock. Exact to about the reads' spacing (< 1 us).
+inline std::int64_t unix_offset_ns(const RawClock& clock) {
+  const std::int64_t before = clock.now();
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const std::int64_t after = clock.now();
+  const std::int64_t unix_ns = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  return unix_ns - (before + (after - before) / 2);
+}
+
 }  // namespace stepclock

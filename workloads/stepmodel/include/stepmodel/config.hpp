@@ -4,6 +4,7 @@
 // workload and the simulator read exactly this, so one manifest drives either backend.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,17 @@ struct StepRule {
   int every = 1;
 };
 
+// A run imported from profiler traces (`culprit import`, docs/importers.md): where its events
+// came from. Such a run has no step model of its own and nothing injected; the section's presence
+// is what tells an import's configuration echo from a workload's.
+struct ImportSection {
+  std::string format;               // kineto | legacy | nsys
+  std::string backend = "unknown";  // the job's communication backend: gloo | nccl | mpi | unknown
+  bool partial = false;             // a subset of the job's ranks
+  int world_size = 1;               // the job's ranks (partial: more than the run's)
+  std::vector<std::string> files;   // the trace files, by run rank (a file may hold several)
+};
+
 struct RunConfig {
   std::string experiment;
   std::string config_label;
@@ -113,6 +125,8 @@ struct RunConfig {
   Injections inject;
   std::string instrument;  // "" (a workload with built-in timing) | "pmpi" (docs/pmpi.md)
   StepRule step_rule;      // with instrument "pmpi"
+  // Set for an imported run only (backend is then cpu or cuda: where the traced job computed).
+  std::optional<ImportSection> import;
 };
 
 // kChecked: a delay's phase must be one of this model's (delay_phase_names, or a pmpi phase with
@@ -139,7 +153,7 @@ enum class JsonFields { kRun, kConfiguration, kWorkload };
 
 // The canonical resolved JSON (keys sorted, no whitespace, shortest round-trip numbers) that
 // parse_run_config reads back. Its bytes feed configuration hashes: they stay the same for the
-// same configuration.
+// same configuration. An imported run's has an "import" object and no "model" (it has none).
 std::string to_json(const RunConfig& config, JsonFields fields = JsonFields::kRun);
 std::string to_json(const DelayInjection& delay);  // one entry of inject.delays
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "culprit/importers/mapping.hpp"
-#include "stepclock/runfile.hpp"
+#include "runfile/run_file.hpp"
 
 namespace culprit::importers {
 
@@ -57,12 +57,15 @@ struct ImportSummary {
 };
 
 struct ImportedRun {
-  stepclock::RunFileContents contents;
+  runfile::RunFileContents contents;
   ImportSummary summary;
 };
 
-// Expands folders into their trace files (sorted by name), keeps files as given.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format);
+// Expands folders into their trace files (sorted by name), keeps files as given. A folder's
+// small .json file without "traceEvents" (a config.json) is left out, said in `notes`; a folder
+// without traces is refused with a hint (upper-case extensions, traces in a subfolder).
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format,
+                                       std::vector<std::string>* notes = nullptr);
 
 // Reads one file (gzip is recognised by its magic bytes) into records: a JSON trace is one
 // rank; an Nsight Systems export comes back whole, every rank in it (read_traces splits it).

@@ -67,6 +67,10 @@ struct RankCollective {
   int elem_bytes = 0;
   std::int64_t seq = -1;
   std::int32_t group = -1;
+  // False for a call whose work the trace does not hold although it records work (an async
+  // enqueue such as gloo's c10d::allreduce_ returns before the collective completes): its
+  // completion_ns is only the call's end, no tie for the clocks.
+  bool completion_known = true;
 };
 
 // Pairs each call with its work (k-th call with k-th work of the same family, by start time)
@@ -75,8 +79,8 @@ std::vector<RankCollective> rank_collectives(RankTrace& trace, const RankSteps& 
 
 // Gives every collective its cross-rank identity and renumbers `ordinal` so that the same
 // collective has the same (step, ordinal) on every rank: the key is (process group, Seq) when
-// every collective of every file has a Seq, else (step, process group, ordinal within the step
-// and group). Numbers follow the first file's order. Timestamps play no part.
+// every collective of every file has a Seq, else (step, process group, name, ordinal within the
+// step, group and name). Numbers follow the first file's order. Timestamps play no part.
 void assign_identities(const std::vector<RankTrace>& traces,
                        std::vector<std::vector<RankCollective>>& colls);
 
@@ -98,6 +102,15 @@ CollectiveCheck check_collectives(const std::vector<RankTrace>& traces,
 std::set<std::pair<int, int>> collectives_missing_members(
     const std::vector<RankTrace>& traces, const std::vector<std::vector<RankCollective>>& colls);
 
+// Steps in which some rank holds a collective call without its execution although its trace
+// records executions: the profiler stopped before the worker recorded the last one (a gloo
+// execution still running at the window's end), or the trace is sampled. That call's completion,
+// and so the rank's waiting in the step, is unknown: the step is left out of the run, with one
+// warning per file naming the steps and counts.
+std::set<int> steps_cut_short(const std::vector<RankTrace>& traces,
+                              const std::vector<std::vector<RankCollective>>& colls,
+                              std::vector<std::string>& warnings);
+
 // ---- phases -------------------------------------------------------------------------------
 struct Phase {
   std::int64_t begin_ns = 0;
@@ -107,9 +120,12 @@ struct Phase {
   int occurrence = 0;  // index of this name's pieces within (rank, step)
 };
 
-// Flattens the main thread's nested regions into non-overlapping phases. Time directly inside
-// a label (no child op) while one of the rank's collectives is in flight and completes inside
-// that stretch is waiting, not the label's work: it is left out (the collective holds it).
+// Flattens the main thread's nested regions into non-overlapping phases. Operators give their
+// time to the label around them, and so does everything nested in an operator when the trace
+// does not say a record's kind (legacy, NVTX). Time directly inside a label (no child op) from
+// the start of a stretch that begins while a collective of the same step is in flight, up to its
+// recorded completion, is waiting, not the label's work: it is left out (the collective holds
+// it); a collective is waited for inside one label, the first such stretch's.
 std::vector<Phase> flatten_phases(const RankTrace& trace, const RankSteps& steps,
                                   const std::vector<RankCollective>& collectives);
 
@@ -137,10 +153,21 @@ struct RankClock {
   bool contradicted = false;
 };
 
-// Per rank: the median difference of the completion of collectives every rank took part in
-// (they complete together), clamped into the interval causality allows (no rank completes
-// before the last arrival); the uncertainty is the distance to the far end of that interval.
+// Per rank: the median difference of the completions of collectives every rank took part in
+// with a known completion (they complete together: ties), clamped into the interval causality
+// allows (no rank completes before the last arrival); the uncertainty is the worst tie's
+// distance from it, within that interval (the interval's far end with fewer than 3 ties).
 std::vector<RankClock> clock_models(const std::vector<std::vector<RankCollective>>& colls,
                                     const std::vector<RankSteps>& steps);
+
+// ---- one job ------------------------------------------------------------------------------
+// Refuses files that cannot be one job's, with --partial too: world sizes that differ, a process
+// group (distributedInfo.pg_config) with other ranks, Kineto captures more than a second apart.
+void check_one_job(const std::vector<RankTrace>& traces);
+
+// Warns (first in `warnings`) when a rank's clock offset is a median step or more: its step
+// numbers then name other iterations than rank 0's.
+void check_step_numbers(const std::vector<RankTrace>& traces, const std::vector<RankSteps>& steps,
+                        const std::vector<RankClock>& clocks, std::vector<std::string>& warnings);
 
 }  // namespace culprit::importers

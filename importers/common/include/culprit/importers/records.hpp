@@ -100,7 +100,11 @@ struct RankTrace {
   std::vector<std::int64_t> record_process;
   std::vector<std::int64_t> record_seq;
   std::map<std::int64_t, ProcessRank> process_ranks;  // globalPid -> the rank it says
-  ProcessRank launch_rank;  // the launched process's environment (applies to a 1-rank file)
+  // The launched process's environment or command line (nsys): its rank (applies to a 1-rank
+  // file), its rank within its node, and its node's index (applies to a file of one node).
+  ProcessRank launch_rank;
+  ProcessRank launch_local_rank;
+  ProcessRank launch_node;
   // GEMM operators whose recorded shapes give their FLOPs (Kineto with record_shapes):
   // (index into records, FLOPs), by index.
   std::vector<std::pair<std::uint32_t, double>> op_flops;

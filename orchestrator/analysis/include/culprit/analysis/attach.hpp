@@ -27,6 +27,12 @@ struct AttachSummary {
   std::int64_t kernels = 0, launches = 0, metrics = 0;
   std::vector<std::pair<std::string, std::string>> kernel_phases;  // (kernel, phase or "")
   std::vector<std::string> warnings;
+  // Telemetry only (`launches` holds the samples stored):
+  bool telemetry = false;
+  std::string gpu_rule;                // how GPUs were mapped to ranks (GpuRanks::rule)
+  std::vector<std::string> gpu_ranks;  // "rank 3: host a GPU 3 (how)" per rank with samples
+  std::int64_t outside = 0;            // samples left out: outside the run's steps
+  std::int64_t unmapped = 0;           // samples left out: a GPU that served no rank
 };
 
 AttachSummary attach_ncu(storage::Db& store, const std::vector<std::string>& files,
@@ -45,15 +51,19 @@ namespace culprit::analysis {
 
 struct TelemetryAttach {
   std::string format;    // dcgm | nvidia-smi | nvml-csv
-  std::string gpu_rank;  // GPU=RANK,...; empty: the GPU index is the rank (or --attach's rank
-                         // for a file of one GPU)
+  std::string gpu_rank;  // GPU=RANK,...; empty: from the run's provenance (gpu_ranks.hpp), or
+                         // --attach's rank for a file of one GPU
+  std::string host;      // the host a file without host names was taken on; empty: the run's
+                         // one host
   std::string start;     // ISO-8601 time of the first sample, for formats without timestamps
   double period_ms = 0;  // between samples, with `start`
 };
 
 // Stores the SM clock, power, utilisation, ... samples of telemetry files for the run's ranks
-// (run_telemetry, Unix time in ns). UsageError, nothing stored, for a file without timestamps
-// and no --start/--period-ms, a GPU without a rank, a rank the run does not have.
+// (run_telemetry), each placed on the run's aligned clock (Unix time - meta unix_offset_ns);
+// samples outside the run's steps, or of a GPU that served no rank, are left out with a warning.
+// UsageError, nothing stored, for a file without timestamps and no --start/--period-ms, a run
+// without unix_offset_ns, no sample inside the run, a GPU no rule can place.
 AttachSummary attach_telemetry(storage::Db& store, const std::vector<std::string>& files,
                                const AttachTarget& target, const TelemetryAttach& options);
 

@@ -14,6 +14,7 @@
 
 #include "culprit/analysis/attribution.hpp"
 #include "culprit/analysis/stored_runs.hpp"
+#include "culprit/analysis/telemetry_view.hpp"
 #include "culprit/analysis/why.hpp"
 
 namespace culprit::analysis {
@@ -67,6 +68,10 @@ struct Explanation {
   std::optional<Ratio> visual_overlap;
   // Why the blamed phase is slow (add_why): attached counters' verdict and the next capture.
   std::optional<WhyBlock> why;
+  // GPU telemetry attached to the representative runs (add_why), over their steady steps: the
+  // real dashboard figures beside the sampled-activity model.
+  std::optional<RunTelemetry> baseline_telemetry;
+  std::optional<RunTelemetry> candidate_telemetry;
 };
 
 Explanation explain(const MedianStep& baseline, const MedianStep& candidate);

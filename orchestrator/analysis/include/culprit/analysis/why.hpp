@@ -96,7 +96,16 @@ struct ClockEvidence {
   double rank_clock_hz = 0.0;   // median over its samples in the slow steps
   double peers_clock_hz = 0.0;  // median of the other ranks' medians
   std::string metric = "sm_clock";
+  int rank_samples = 0;                     // the rank's samples inside the windows
+  int peer_samples = 0;                     // the peers' samples inside the windows
+  int peers = 0;                            // peers with samples there
+  std::string where = "in the slow steps";  // the windows: "in its 3 slow steps (run 12)"
 };
+
+// clock_throttling from telemetry alone (rule why_rule::kThrottled / kSameClock); `evidence`
+// holds figures already gathered (ncu's clock), the telemetry's is added.
+WhyExplanation clock_throttling_of(const ClockEvidence& telemetry,
+                                   std::vector<WhyEvidence> evidence = {});
 
 struct WhyOptions {
   WhyPeaks peaks;
@@ -106,6 +115,11 @@ struct WhyOptions {
   double launches_per_step = 1.0;
   std::optional<double> blamed_excess_ms;
   std::optional<ClockEvidence> telemetry;
+  std::string flops_source = "the shape's FLOPs (--flops)";
+  std::string ideal_bytes_source = "the shape's ideal bytes (--ideal-bytes)";
+  std::string no_flops_note = "n/a: no FLOP count";  // the FLOP figures' note without a count
+  // Why telemetry gave no clock evidence although some is attached (clock_throttling's reason).
+  std::string telemetry_note;
 };
 
 struct WhyVerdict {
@@ -139,8 +153,12 @@ namespace culprit::analysis {
 // telemetry) attached to its runs, when there are any, and the next capture to make.
 struct WhyBlock {
   std::optional<WhyVerdict> verdict;
-  std::string against;       // what the baseline side is: "baseline run N rank R" | "peers ..."
-  std::string next_capture;  // the ncu command for the blamed kernel on the blamed rank
+  // From telemetry alone, when it is attached (also without counters): the blamed rank's SM
+  // clock in its slow steps against its peers' in the same steps.
+  std::optional<WhyExplanation> clock_throttling;
+  std::vector<int> slow_steps;  // the candidate run's steps blamed on the culprit's rank
+  std::string against;          // what the baseline side is: "baseline run N rank R" | "peers ..."
+  std::string next_capture;     // the ncu command for the blamed kernel on the blamed rank
   std::string telemetry_capture;  // the nsys --gpu-metrics-devices form
 };
 

@@ -11,6 +11,7 @@
 #include "culprit/analysis/attribution_score.hpp"
 #include "culprit/analysis/explain.hpp"
 #include "culprit/analysis/figures.hpp"
+#include "culprit/analysis/telemetry_view.hpp"
 #include "culprit/bisect/replay.hpp"
 #include "culprit/stats/judge.hpp"
 #include "culprit/stats/stored.hpp"
@@ -41,6 +42,8 @@ struct ReportData {
   std::optional<analysis::RunAttribution> baseline;  // for the efficiency ratios beside it
   std::string baseline_config;
   analysis::RunFigures figures;
+  // GPU telemetry attached to the focus run, per rank and step (beside the heat maps).
+  std::optional<analysis::TelemetryMap> telemetry;
   std::vector<std::string> notes;  // what the report could not show, and why
 };
 

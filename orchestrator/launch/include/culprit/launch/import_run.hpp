@@ -17,8 +17,8 @@ namespace culprit::launch {
 struct ImportedRunRecord {
   std::string experiment;
   std::string label;
-  const stepclock::RunFileContents* contents = nullptr;  // the run, ingested from memory
-  std::string resolved_json;                             // the run file's configuration echo
+  const runfile::RunFileContents* contents = nullptr;  // the run, ingested from memory
+  std::string resolved_json;                           // the run file's configuration echo
   std::string backend;
   int ranks = 1;
   std::string command_json = "[]";  // the `culprit import` argv

@@ -30,6 +30,10 @@ struct ExperimentSettings {
   std::string db;             // experiment.db, may be empty
   int repetitions = 5;
   int max_repetitions = 20;
+  // [stats] sampling: "fixed" (`run` makes `repetitions` runs per configuration) or "adaptive"
+  // (after them, `run` adds blocks of `repetitions` runs to a candidate and the baseline while
+  // their comparison is inconclusive, up to max_repetitions; bisect::decide_sweep).
+  std::string sampling = "fixed";
   int warmup_steps = 2;
   int steps = 20;
   std::uint64_t seed = 1;

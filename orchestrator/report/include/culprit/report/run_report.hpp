@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "culprit/bisect/decide_sweep.hpp"
 #include "culprit/launch/execute.hpp"
 #include "culprit/report/document.hpp"
 
@@ -12,13 +13,17 @@ namespace culprit::report {
 // "ok, median 12.345 ms" or "<status>: <error>".
 std::string run_outcome_text(const launch::RunReport& run);
 
-// `db`: the store the sweep wrote; `manifest`: its path, for the commands to continue.
-std::string run_result_json(const std::string& db, const launch::ExecuteResult& result);
+// `db`: the store the sweep wrote; `manifest`: its path, for the commands to continue;
+// `sampling`: what adaptive sampling added and decided after the planned runs.
+std::string run_result_json(const std::string& db, const launch::ExecuteResult& result,
+                            const bisect::SweepDecisions& sampling);
 std::string run_result_text(const std::string& db, const std::string& manifest,
-                            const launch::ExecuteResult& result);
+                            const launch::ExecuteResult& result,
+                            const bisect::SweepDecisions& sampling);
 
 // What `culprit run` prints.
 std::string run_result_document(const std::string& db, const std::string& manifest,
-                                const launch::ExecuteResult& result, Format format);
+                                const launch::ExecuteResult& result,
+                                const bisect::SweepDecisions& sampling, Format format);
 
 }  // namespace culprit::report

@@ -14,11 +14,15 @@
 namespace culprit::report {
 
 void write_why(JsonWriter& w, const analysis::WhyVerdict& v);
+// One explanation: {name, status, reason, evidence: [...]}; as text, one line.
+void write_why_explanation(JsonWriter& w, const analysis::WhyExplanation& e);
+std::string why_explanation_line(const analysis::WhyExplanation& e);
 std::string why_json(const analysis::WhyVerdict& v);
 std::string why_text(const analysis::WhyVerdict& v);
 
 // explain's fields for one explanation (inside its object): "why" (the verdict or null),
-// "why_against", "next_capture", "telemetry_capture".
+// "why_against", "next_capture", "telemetry_capture", "slow_steps" (the candidate run's steps
+// blamed on the culprit's rank) and "clock_throttling" (from telemetry alone, or null).
 void write_why_fields(JsonWriter& w, const analysis::WhyBlock& b);
 // explain's text after the cause line: the why block, or how to get one; the next capture.
 std::string why_block_text(const analysis::WhyBlock& b);

@@ -14,7 +14,9 @@ namespace culprit::stats {
 // How the comparisons were tested, for headings and JSON.
 struct JudgingSettings {
   double alpha = 0.05;                 // overall, two-sided
-  int looks = 1;                       // the looks of adaptive sampling the runs show
+  int looks = 1;                       // the looks of adaptive sampling alpha is split over
+  bool looks_planned = false;          // true: every planned look ([stats] sampling = "adaptive"),
+                                       // false: the looks the runs show
   double alpha_per_comparison = 0.05;  // what each comparison was tested at: alpha / looks
   double margin = 0.02;                // practical margin on the relative shift
   std::string source;                  // where alpha and margin came from

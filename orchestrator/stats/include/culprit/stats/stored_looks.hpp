@@ -18,4 +18,9 @@ struct LookAlpha {
 LookAlpha alpha_per_look(const StoredExperiment& experiment, int repetitions, int max_repetitions,
                          double alpha);
 
+// Every look adaptive sampling planned from `repetitions` up to `max_repetitions` in blocks of
+// `repetitions` (stats::planned_looks): the split of an experiment `culprit run` sampled
+// adaptively, whatever look it stopped at.
+LookAlpha alpha_over_planned_looks(int repetitions, int max_repetitions, double alpha);
+
 }  // namespace culprit::stats
