@@ -53,7 +53,7 @@ void attribute(const AttributeArgs& args) {
     throw UsageError(e.what());
   }
   const analysis::RunAttribution result = analysis::attribute_run(run, options);
-  print(args.common, report::attribution_json(result) + "\n", report::attribution_text(result));
+  print(report::attribution_document(result, args.common.format()));
 }
 
 }  // namespace

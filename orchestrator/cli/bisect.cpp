@@ -18,7 +18,7 @@ struct BisectOptions {
   std::string manifest;
   std::string cache;
   bool force = false;
-  std::string launcher;  // --launcher: auto | mpirun | srun
+  std::string launcher;  // --launcher: auto | mpirun | srun | torchrun
 };
 
 // One log line per finished run (bisection launches runs a few at a time).
@@ -83,8 +83,7 @@ void register_bisect(CLI::App& app, Outcome& outcome) {
     }
     context.new_runs = measurer.new_runs();
     context.experiment = manifest.settings.name;
-    print(o->common, report::bisect_json(result, context) + "\n",
-          report::bisect_text(result, context));
+    print(report::bisect_document(result, context, o->common.format()));
     outcome.exit_code = exit_code_of(result.status);
   });
 }

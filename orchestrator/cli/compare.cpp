@@ -1,6 +1,5 @@
 // `culprit compare`: the baseline against every other configuration of an experiment (or one
 // named pair): medians with CIs, Hodges–Lehmann shift with CI, p-value, verdict.
-#include <iostream>
 #include <optional>
 #include <string>
 
@@ -38,15 +37,8 @@ void run_compare(const CompareArgs& args) {
   const stats::Judgement judged = stats::judge_experiment(
       *store, experiment, {args.baseline, args.candidate, args.alpha, args.margin});
 
-  const bool single_pair = !args.candidate.empty();
-  if (args.common.json && single_pair) {
-    std::cout << report::compare_pair_json(judged.comparisons.experiment,
-                                           judged.comparisons.comparisons.front())
-              << "\n";
-  } else {
-    print(args.common, report::compare_json(judged.comparisons) + "\n",
-          report::compare_text(judged.comparisons, judged.settings));
-  }
+  const bool one_pair = !args.candidate.empty();
+  print(report::compare_document(judged, one_pair, args.common.format()));
 }
 
 }  // namespace

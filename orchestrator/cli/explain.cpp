@@ -2,7 +2,6 @@
 // culprit (rank, phase, layer) plus unclassified, reconciled to 0.01 ms.
 #include <spdlog/spdlog.h>
 
-#include <iostream>
 #include <optional>
 #include <string>
 
@@ -42,12 +41,12 @@ void print_reproduction(storage::Db& store, const analysis::StoredExplanations& 
   }
   if (!settings || !settings->reduced_from) return;
   const storage::ReducedFromRecord& from = *settings->reduced_from;
-  print_text(
-      report::reproduction_text(reduce::reproduction(result, from.target_ms()), from.target_ms()));
+  print(report::text_document(
+      report::reproduction_text(reduce::reproduction(result, from.target_ms()), from.target_ms())));
   if (from.step_excess_ms && !from.excess_steps.empty()) {
-    print_text(
+    print(report::text_document(
         report::step_excess_text(reduce::step_excess(store, result.experiment, from.excess_steps),
-                                 from.excess_steps, *from.step_excess_ms));
+                                 from.excess_steps, *from.step_excess_ms)));
   }
 }
 
@@ -71,8 +70,7 @@ void explain(const ExplainArgs& args) {
     spdlog::warn("no verdict: {}", e.what());
   }
   const stats::Judgement* verdicts = judged ? &*judged : nullptr;
-  print(args.common, report::explain_json(result, verdicts) + "\n",
-        report::explain_text(result, verdicts));
+  print(report::explain_document(result, verdicts, args.common.format()));
   if (!args.common.json) print_reproduction(*store, result, experiment.id);
 }
 

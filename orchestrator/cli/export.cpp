@@ -6,7 +6,9 @@
 #include <optional>
 
 #include "culprit/analysis/attribution.hpp"
+#include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/stored_runs.hpp"
+#include "culprit/analysis/timeline.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/report/perfetto_export.hpp"
 #include "culprit/report/store_listings.hpp"
@@ -83,12 +85,13 @@ void parse_ranks(const std::string& text, const storage::RunData& run,
   }
 }
 
-void write_output(const std::string& path, const std::string& text) {
+// A document (report/ renders it whole, final newline included) to stdout or to a file.
+void write_output(const std::string& path, const std::string& document) {
   if (path.empty() || path == "-") {
-    std::cout << text << "\n";
+    print(document);
     return;
   }
-  write_file(path, text + "\n");
+  write_file(path, document);
 }
 
 // One run as Chrome trace-event JSON on the aligned clock (Perfetto, chrome://tracing).
@@ -117,7 +120,9 @@ void export_perfetto(storage::Db& db, const ExportOptions& o) {
   analysis::AttributionOptions options;
   options.peak_flops_per_device = analysis::configured_peak_flops(db, *o.run);
   const analysis::RunAttribution attribution = analysis::attribute_run(run, options);
-  write_output(o.output, report::perfetto_trace(run, attribution, filter));
+  const analysis::Timeline timeline = analysis::build_timeline(run);
+  write_output(o.output, report::json_document(report::perfetto_trace(
+                             timeline, analysis::time_collectives(timeline), attribution, filter)));
 }
 
 }  // namespace
@@ -156,13 +161,9 @@ void register_export(CLI::App& app, Outcome& outcome) {
     }
     storage::check_experiment_exists(*db, o->experiment);
     const auto rows = storage::export_steps(*db, o->experiment);
-    const std::string text = (o->common.json || o->format == "json") ? report::steps_json(rows)
-                                                                     : report::steps_csv(rows);
-    if (o->output.empty() || o->output == "-") {
-      std::cout << text;
-    } else {
-      write_file(o->output, text);
-    }
+    const bool json = o->common.json || o->format == "json";
+    write_output(o->output, report::steps_document(
+                                rows, json ? report::Format::kJson : report::Format::kText));
     outcome.exit_code = exit_code::kOk;
   });
 }

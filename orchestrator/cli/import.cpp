@@ -49,7 +49,7 @@ void run_import(const ImportArgs& args) {
   r.repetition = outcome.stored.repetition;
   r.median_ms = outcome.stored.median_ms.value_or(0.0);
   r.summary = outcome.summary;
-  print(args.common, report::import_json(r) + "\n", report::import_text(r));
+  print(report::import_document(r, args.common.format()));
   if (!outcome.stored.error.empty()) {
     throw RunError("run " + std::to_string(r.run_id) +
                    " was stored as failed: " + outcome.stored.error);

@@ -53,7 +53,7 @@ void import_evidence(const CommonOptions& common, const std::vector<std::string>
                       : analysis::attach_telemetry(
                             *store, paths, target,
                             {format, args.gpu_rank, args.host, args.start, args.period_ms});
-  print(common, report::attach_json(s) + "\n", report::attach_text(s));
+  print(report::attach_document(s, common.format()));
 }
 
 }  // namespace culprit::cli

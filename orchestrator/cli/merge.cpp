@@ -1,7 +1,5 @@
 #include <spdlog/spdlog.h>
 
-#include <iostream>
-
 #include "culprit/report/store_listings.hpp"
 #include "culprit/storage/merge.hpp"
 #include "culprit/storage/queries.hpp"
@@ -37,12 +35,7 @@ void register_merge(CLI::App& app, Outcome& outcome) {
                    s.runs_replaced, s.runs_kept);
       merged.push_back({input, s});
     }
-    if (o->common.json) {
-      std::cout << report::merge_json(o->output, merged);
-    } else {
-      const auto total = storage::count_runs(*db);
-      print_text(report::merge_text(o->output, merged, total));
-    }
+    print(report::merge_document(o->output, merged, storage::count_runs(*db), o->common.format()));
     outcome.exit_code = exit_code::kOk;
   });
 }

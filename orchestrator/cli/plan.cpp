@@ -1,8 +1,6 @@
-#include <iostream>
-
 #include "culprit/manifest/manifest.hpp"
-#include "culprit/manifest/plan_render.hpp"
 #include "culprit/manifest/planner.hpp"
+#include "culprit/report/plan_report.hpp"
 #include "subcommand.hpp"
 
 namespace culprit::cli {
@@ -17,11 +15,7 @@ void register_plan(CLI::App& app, Outcome& outcome) {
   command->callback([&outcome, options, manifest_path] {
     // Planning writes nothing: no database, no files; a bad manifest throws UsageError (exit 2).
     const auto plan = manifest::make_plan(manifest::load_manifest(*manifest_path));
-    if (options->json) {
-      std::cout << manifest::render_plan_json(plan) + "\n";
-    } else {
-      print_text(manifest::render_plan_text(plan));
-    }
+    print(report::plan_document(plan, options->format()));
     outcome.exit_code = exit_code::kOk;
   });
 }

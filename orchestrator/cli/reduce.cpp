@@ -29,8 +29,7 @@ void reduce(const ReduceArgs& args) {
       reduce::reduce_pair(*store, args.baseline_run, args.candidate_run, options);
   write_file(args.output,
              manifest::write_manifest(reduced.reduced.manifest, reduced.reduced.layout));
-  print(args.common, report::reduce_summary_json(reduced.reduction, args.output),
-        report::reduce_summary_text(reduced.reduction, args.output));
+  print(report::reduce_summary_document(reduced.reduction, args.output, args.common.format()));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "culprit/errors.hpp"
+#include "culprit/findings/report_data.hpp"
 #include "culprit/report/html_report.hpp"
 #include "culprit/storage/store.hpp"
 #include "subcommand.hpp"
@@ -20,15 +21,15 @@ struct ReportArgs {
 
 void make_report(const ReportArgs& args) {
   auto store = open_existing(args.common);
-  report::ReportOptions options;
+  findings::ReportOptions options;
   options.experiment = args.experiment;
-  const report::ReportData data = report::collect_report(*store, options);
+  const findings::ReportData data = findings::collect_report(*store, options);
   const std::string html = report::report_html(data);
   write_file(args.output, html);
   spdlog::info("report of experiment '{}' written to {} ({:.1f} MB)", data.experiment, args.output,
                static_cast<double>(html.size()) / 1e6);
-  print(args.common, report::report_written_json(data.experiment, args.output, html.size()),
-        report::report_written_text(args.output));
+  print(report::report_written_document(data.experiment, args.output, html.size(),
+                                        args.common.format()));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ struct RunOptions {
   bool keep_run_files = false;
   bool force = false;
   bool retry_failed = false;
-  std::string launcher;  // --launcher: auto | mpirun | srun
+  std::string launcher;  // --launcher: auto | mpirun | srun | torchrun
 };
 
 std::string duration_text(double seconds) {
@@ -130,8 +130,8 @@ void register_run(CLI::App& app, Outcome& outcome) {
     SweepProgress progress;
     const auto result = launch::execute_plan(*db, plan, options, &progress);
     const auto sampling = bisect::decide_sweep(*db, plan, options, result, &progress);
-    print(o->common, report::run_result_json(db_path, result, sampling),
-          report::run_result_text(db_path, o->manifest, o->shard, result, sampling));
+    print(report::run_result_document(db_path, o->manifest, o->shard, result, sampling,
+                                      o->common.format()));
     const bool all_ok = result.all_ok() && sampling.added.all_ok();
     outcome.exit_code = all_ok ? exit_code::kOk : exit_code::kRunFailed;
   });

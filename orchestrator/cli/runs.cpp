@@ -21,7 +21,7 @@ void register_runs(CLI::App& app, Outcome& outcome) {
     auto db = open_existing(o->common);
     storage::check_experiment_exists(*db, o->experiment);
     const auto runs = storage::list_runs(*db, o->experiment);
-    print(o->common, report::runs_json(runs), report::runs_text(runs));
+    print(report::runs_document(runs, o->common.format()));
     outcome.exit_code = exit_code::kOk;
   });
 }

@@ -5,7 +5,6 @@
 #include <iostream>
 
 #include "culprit/errors.hpp"
-#include "culprit/report/terminal_text.hpp"
 #include "culprit/storage/store.hpp"
 
 namespace culprit::cli {
@@ -32,8 +31,8 @@ void add_latest_experiment_option(CLI::App& command, std::string& experiment) {
 void add_launcher_option(CLI::App& command, std::string& launcher) {
   command
       .add_option("--launcher", launcher,
-                  "auto (srun inside a Slurm allocation, mpirun outside), mpirun or srun; "
-                  "overrides [launch] launcher and CULPRIT_LAUNCHER")
+                  "auto (srun inside a Slurm allocation, mpirun outside), mpirun, srun or "
+                  "torchrun; overrides [launch] launcher and CULPRIT_LAUNCHER")
       ->check(CLI::IsMember({"auto", "mpirun", "srun", "torchrun"}));
 }
 
@@ -98,16 +97,8 @@ void write_file(const std::string& path, const std::string& text) {
   }
 }
 
-void print(const CommonOptions& options, const std::string& json, const std::string& text) {
-  if (options.json) {
-    std::cout << json;
-  } else {
-    print_text(text);
-  }
-}
-
-void print_text(const std::string& text) {
-  std::cout << report::printable_lines(text);
+void print(const std::string& document) {
+  std::cout << document;
 }
 
 }  // namespace culprit::cli

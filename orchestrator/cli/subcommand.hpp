@@ -1,11 +1,13 @@
 #pragma once
-// Each subcommand lives in its own file and only parses, calls the core library and prints.
+// Each subcommand lives in its own file and only parses, calls the core library and prints the
+// document report/ renders for its result.
 
 #include <CLI/CLI.hpp>
 
 #include <memory>
 #include <string>
 
+#include "culprit/report/document.hpp"
 #include "culprit/storage/db.hpp"
 
 namespace culprit::cli {
@@ -28,6 +30,9 @@ struct Outcome {
 struct CommonOptions {
   bool json = false;
   std::string db;  // --db PATH; empty: the manifest's experiment.db, else culprit.db
+
+  // The one format the command's document is rendered in, chosen once from --json.
+  report::Format format() const { return json ? report::Format::kJson : report::Format::kText; }
 };
 
 void add_json_flag(CLI::App& command, CommonOptions& options);
@@ -63,7 +68,7 @@ StoreCommand<Args> add_store_command(CLI::App& app, Outcome& outcome, void (*wor
 }
 // --experiment NAME, by default the most recent experiment in the store (explain, report).
 void add_latest_experiment_option(CLI::App& command, std::string& experiment);
-// --launcher auto | mpirun | srun (run, bisect).
+// --launcher auto | mpirun | srun | torchrun (run, bisect).
 void add_launcher_option(CLI::App& command, std::string& launcher);
 
 // The one rule for the store a subcommand uses: --db, else the manifest's experiment.db
@@ -76,11 +81,9 @@ std::unique_ptr<storage::Db> open_existing(const CommonOptions& options);
 // file. Throws culprit::UsageError saying why when it cannot be written.
 void write_file(const std::string& path, const std::string& text);
 
-// Prints `json` (one document, newline-terminated) with --json, else `text`.
-void print(const CommonOptions& options, const std::string& json, const std::string& text);
-// Prints a text report on stdout: what it quotes from traces and run files (op names, labels)
-// may hold control characters, shown escaped (report::printable_lines), never raw.
-void print_text(const std::string& text);
+// Prints a document on stdout as report/ rendered it (report::*_document: one format, the
+// final newline and the escaping of control characters included).
+void print(const std::string& document);
 
 void register_plan(CLI::App& app, Outcome& outcome);
 void register_run(CLI::App& app, Outcome& outcome);

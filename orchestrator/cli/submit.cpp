@@ -48,7 +48,7 @@ int wait_and_report(const SubmitOptions& o, const manifest::Plan& plan,
     last = state;
   });
   if (live) std::fputs("\n", stderr);
-  print(o.common, report::sweep_status_json(status, sub), report::sweep_status_text(status, sub));
+  print(report::sweep_status_document(status, sub, o.common.format()));
   return status.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
 }
 
@@ -92,7 +92,7 @@ void register_submit(CLI::App& app, Outcome& outcome) {
         }
       }
       const auto s = slurm::sweep_status(plan, sub);
-      print(o->common, report::sweep_status_json(s, sub), report::sweep_status_text(s, sub));
+      print(report::sweep_status_document(s, sub, o->common.format()));
       outcome.exit_code = exit_code::kOk;
       return;
     }
@@ -115,7 +115,7 @@ void register_submit(CLI::App& app, Outcome& outcome) {
       outcome.exit_code = wait_and_report(*o, plan, sub);
       return;
     }
-    print(o->common, report::submission_json(sub), report::submission_text(sub));
+    print(report::submission_document(sub, o->common.format()));
     outcome.exit_code = exit_code::kOk;
   });
 }

@@ -42,8 +42,7 @@ int validate(const ValidateArgs& args) {
     spdlog::warn("no verdict: {}", e.what());
   }
   const stats::Judgement* verdicts = judged ? &*judged : nullptr;
-  print(args.common, report::validate_json(card, verdicts) + "\n",
-        report::validate_text(card, verdicts));
+  print(report::validate_document(card, verdicts, args.common.format()));
   return executed.all_ok() ? exit_code::kOk : exit_code::kRunFailed;
 }
 

@@ -60,7 +60,7 @@ int judge_checkout(const VerdictOptions& o) {
     r.verdict = "untestable";
     spdlog::warn("{} is untestable: {}", r.candidate, e.what());
   }
-  print(o.common, report::verdict_json(r), report::verdict_text(r));
+  print(report::verdict_document(r, o.common.format()));
   return r.exit;
 }
 

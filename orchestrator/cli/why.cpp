@@ -54,7 +54,7 @@ void why(const WhyArgs& a) {
   const bool alone = a.candidate.empty();
   const analysis::WhyVerdict v =
       analysis::why_of_exports(alone ? "" : a.baseline, alone ? a.baseline : a.candidate, o);
-  print(a.common, report::why_json(v) + "\n", report::why_text(v));
+  print(report::why_document(v, a.common.format()));
 }
 
 }  // namespace

@@ -100,8 +100,7 @@ void WriterLock::lock_database_file(const std::string& db_path) {
 std::shared_ptr<WriterLock> WriterLock::acquire(const std::string& db_path) {
   const std::string lock_path = writer_lock_path(db_path);
   const std::lock_guard<std::mutex> guard(registry_mutex);
-  const std::string key = lock_path;
-  if (auto held = registry()[key].lock()) return held;
+  if (auto held = registry()[lock_path].lock()) return held;
 
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -139,7 +138,7 @@ std::shared_ptr<WriterLock> WriterLock::acquire(const std::string& db_path) {
                        ": " + std::strerror(code));
     }
     auto lock = std::make_shared<WriterLock>(lock_path, fd, stale);
-    registry()[key] = lock;
+    registry()[lock_path] = lock;
     return lock;
   }
   throw UsageError("database " + db_path + ": the writer lock " + lock_path +

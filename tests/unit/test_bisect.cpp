@@ -468,6 +468,22 @@ TEST_CASE("git range: first-parent commits, per-commit worktrees, cached builds,
         std::vector<std::string>{"/w/app", "--config", "{config}", "abc"});
 }
 
+// Found by clang-tidy (bugprone-string-literal-with-embedded-nul): the separators were C strings
+// that ended at their first NUL, so a name and the bytes after it ran together.
+TEST_CASE("uncommitted changes: an untracked file's name and bytes are hashed apart") {
+  TempRepo t;
+  CHECK(culprit::bisect::uncommitted_changes_hash(t.repo.string()).empty());  // clean
+  write(t.repo / "ab", "c");
+  const std::string first = culprit::bisect::uncommitted_changes_hash(t.repo.string());
+  fs::remove(t.repo / "ab");
+  write(t.repo / "a", "bc");
+  const std::string second = culprit::bisect::uncommitted_changes_hash(t.repo.string());
+  CHECK(first.size() == 12);
+  CHECK(second.size() == 12);
+  CHECK(first != second);
+  CHECK(culprit::bisect::uncommitted_changes_hash(t.repo.string()) == second);  // stable
+}
+
 TEST_CASE("a model file with an unknown key or a wrong type makes the commit untestable") {
   const fs::path dir = fs::temp_directory_path() / ("culprit-model-" + std::to_string(getpid()));
   fs::create_directories(dir);

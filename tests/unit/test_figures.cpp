@@ -93,7 +93,9 @@ TEST_CASE("figures: many ranks are binned, the extreme rank keeps its own row") 
 TEST_CASE("perfetto: slices, waits, flows and filters") {
   const storage::RunData run = synthesize(spec_with(4, 3));
   const analysis::RunAttribution a = analysis::attribute_run(run);
-  const std::string text = report::perfetto_trace(run, a, {});
+  const analysis::Timeline timeline = analysis::build_timeline(run);
+  const std::vector<analysis::CollectiveTiming> timings = analysis::time_collectives(timeline);
+  const std::string text = report::perfetto_trace(timeline, timings, a, {});
   simdjson::dom::parser parser;
   const simdjson::dom::element doc = parser.parse(text);
   std::map<std::string, int> phases;
@@ -125,7 +127,7 @@ TEST_CASE("perfetto: slices, waits, flows and filters") {
   filter.ranks = {0, 3};
   filter.first_step = 2;
   filter.last_step = 3;
-  const std::string part = report::perfetto_trace(run, a, filter);
+  const std::string part = report::perfetto_trace(timeline, timings, a, filter);
   const simdjson::dom::element small = parser.parse(part);
   for (simdjson::dom::element e : small["traceEvents"].get_array()) {
     const std::int64_t pid = e["pid"];

@@ -16,10 +16,10 @@
 #include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/manifest/manifest.hpp"
-#include "culprit/manifest/plan_render.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/manifest/write.hpp"
 #include "manifest_round_trip.hpp"
+#include "culprit/report/plan_report.hpp"
 #include "stepmodel/config.hpp"
 
 namespace fs = std::filesystem;
@@ -367,16 +367,16 @@ TEST_CASE("run_config_json adds repetition and seed, and the workload parser acc
 
 TEST_CASE("plan JSON has the keys scripts read") {
   const Plan plan = make_plan(load_manifest((kExperiments / "versions.toml").string()), 2);
-  const Json doc = Json::parse(render_plan_json(plan));
+  const Json doc = Json::parse(culprit::report::plan_json(plan));
   const auto& root = doc.object();
   for (const char* key : {"configs", "runs", "warnings", "estimated_s", "experiment"}) {
     CHECK(root.contains(key));
   }
-  const std::string text = render_plan_json(plan);
+  const std::string text = culprit::report::plan_json(plan);
   CHECK(contains(text, R"({"backend":"cpu","baseline":true,)"));
   CHECK(contains(text, R"("factor":"version",)"));
   CHECK(contains(text, R"("level":"v2",)"));
-  CHECK(contains(render_plan_text(plan), "version=v3"));
+  CHECK(contains(culprit::report::plan_text(plan), "version=v3"));
 }
 
 TEST_CASE("validation: several problems are reported together, one per line") {

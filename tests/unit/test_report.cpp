@@ -10,8 +10,10 @@
 #include "culprit/analysis/attribution_score.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/compare_report.hpp"
+#include "culprit/report/document.hpp"
 #include "culprit/report/explain_report.hpp"
 #include "culprit/report/html_report.hpp"
+#include "culprit/report/store_listings.hpp"
 #include "culprit/report/terminal_text.hpp"
 #include "culprit/report/validate_report.hpp"
 
@@ -176,6 +178,54 @@ TEST_CASE("compare table: each configuration once, notes for missing CIs and ski
   CHECK(text.find("note: version=v1.7: not compared (no successful runs)\n") != std::string::npos);
 }
 
+// Hand-written: the six-run comparison judged in an experiment whose name holds an escape
+// sequence, as a terminal would receive it from a store.
+TEST_CASE("documents: only the format asked for, the final newline report's own") {
+  stats::Judgement judged;
+  judged.comparisons.experiment = "small\x1b[2J";
+  judged.comparisons.comparisons = {six_runs_a_side()};
+  judged.settings.alpha = 0.05;
+  judged.settings.looks = 1;
+  judged.settings.alpha_per_comparison = 0.05;
+  judged.settings.margin = 0.02;
+
+  const std::string json = report::compare_document(judged, false, report::Format::kJson);
+  CHECK(json == report::compare_json(judged.comparisons) + "\n");
+  CHECK(json.find('\x1b') == std::string::npos);  // JSON escapes it: \u001b
+  simdjson::dom::parser parser;
+  CHECK(std::string_view(parser.parse(json)["experiment"]) == "small\x1b[2J");
+
+  const std::string pair = report::compare_document(judged, true, report::Format::kJson);
+  CHECK(pair == report::compare_pair_json(judged.comparisons.experiment,
+                                          judged.comparisons.comparisons.front()) +
+                    "\n");
+
+  const std::string text = report::compare_document(judged, false, report::Format::kText);
+  CHECK(text == report::printable_lines(report::compare_text(judged.comparisons, judged.settings)));
+  CHECK(text.find("experiment 'small\\x1b[2J'") == 0);  // shown escaped, never raw
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.back() == '\n');
+  CHECK(text.find("{\"experiment\"") == std::string::npos);  // no JSON in the text document
+
+  // Renderers that used to end their JSON themselves: one newline, from the document.
+  CHECK(report::runs_document({}, report::Format::kJson) == "[]\n");
+  storage::RunSummary run;
+  run.id = 7;
+  run.experiment = "e";
+  run.config = "baseline";
+  run.status = "ok";
+  run.median_ms = 12.5;
+  const std::string runs = report::runs_document({run}, report::Format::kJson);
+  CHECK(runs.back() == '\n');
+  CHECK(runs.find("\n") == runs.size() - 1);
+  CHECK(std::int64_t(parser.parse(runs).at(0)["id"]) == 7);
+  const std::string merged =
+      report::merge_document("out.db", {{"a.db", {}}}, 3, report::Format::kJson);
+  CHECK(merged.find("\n") == merged.size() - 1);
+  CHECK(report::merge_document("out.db", {{"a.db", {}}}, 3, report::Format::kText) ==
+        "merged 1 database(s) into out.db: 3 run(s) stored\n");
+}
+
 TEST_CASE("terminal text: control characters escaped, line breaks kept by printable_lines") {
   using culprit::report::printable;
   using culprit::report::printable_lines;
@@ -189,7 +239,7 @@ TEST_CASE("terminal text: control characters escaped, line breaks kept by printa
 
 TEST_CASE("item 8 (#38): names holding <!--<script> cannot break the report's data block") {
   // Hand-written: an experiment name and a note that would open a comment or close the element.
-  report::ReportData data;
+  culprit::findings::ReportData data;
   data.experiment = "x<!--<script>";
   data.notes = {"a note </script><!-- y"};
   const std::string html = report::report_html(data);

@@ -121,7 +121,11 @@ std::string uncommitted_changes_hash(const std::string& dir) {
     std::ifstream in(fs::path(dir) / name, std::ios::binary);
     std::ostringstream bytes;
     bytes << in.rdbuf();
-    content += "\0untracked\0" + name + "\0" + bytes.str();
+    // Each file as NUL "untracked" NUL name NUL bytes: the separators keep a name and the bytes
+    // after it apart ("ab" holding "c" is not "a" holding "bc"). std::string literals, since a
+    // C string would end at its first NUL.
+    using namespace std::string_literals;
+    content += "\0untracked\0"s + name + '\0' + bytes.str();
   }
   return sha256_hex(content).substr(0, 12);
 }
@@ -134,7 +138,8 @@ std::vector<std::string> substitute(const std::vector<std::string>& argv,
   return out;
 }
 
-BuildCache::BuildCache(std::string repo, std::string cache_dir, std::vector<std::string> build_argv)
+BuildCache::BuildCache(std::string repo, const std::string& cache_dir,
+                       std::vector<std::string> build_argv)
     : repo_(std::move(repo)),
       // Absolute: git runs with -C repo, and builds run inside the worktree.
       cache_dir_(fs::absolute(cache_dir).lexically_normal().string()),

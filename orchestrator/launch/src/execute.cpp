@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <regex>
@@ -121,24 +122,12 @@ std::string repeated_failure_reason(const std::string& other, const RunReport& r
          "'s stderr tail above says why (kept in the store: runs.stderr_tail)";
 }
 
-// Runs `todo` in order, reporting progress; appends reports to `result`.
-void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<Pending>& todo,
-             const ExecuteOptions& options, ProgressSink* progress, ExecuteResult& result) {
-  const std::string work_dir =
-      options.work_dir.empty() ? storage::store_folder(store.path(), storage::StoreFolder::kRuns)
-                               : options.work_dir;
-  const RemoveIfEmpty tidy{options.work_dir.empty() ? work_dir : std::string()};
-  const auto sweep_start = Clock::now();
-  double finished_wall = 0;
-  int finished = 0;
-  const InterruptScope interrupt_scope;
-  FirstFailures first_failures;
-  for (std::size_t i = 0; i < todo.size(); ++i) {
-    if (const int signal = interrupt_signal()) {
-      throw Interrupted(signal, "interrupted by " + signal_name(signal) + " before run " +
-                                    std::to_string(todo[i].state.id) +
-                                    "; `culprit run` again resumes the sweep");
-    }
+// The progress of one run of the sweep: its place, its times and the sweep's ETA (the mean wall
+// time of the runs finished so far times the runs left).
+class SweepClock {
+ public:
+  RunProgress start(const manifest::Plan& plan, const std::vector<Pending>& todo,
+                    std::size_t i) const {
     const Pending& item = todo[i];
     RunProgress p;
     p.index = static_cast<int>(i) + 1;
@@ -148,64 +137,110 @@ void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<P
     p.repetition = item.planned->repetition;
     p.attempt = item.state.status == storage::RunStatus::kPending ? item.state.attempt
                                                                   : item.state.attempt + 1;
-    auto update_times = [&](double run_elapsed) {
-      p.elapsed_s = run_elapsed;
-      p.sweep_elapsed_s = std::chrono::duration<double>(Clock::now() - sweep_start).count();
-      if (finished > 0) {
-        const double mean = finished_wall / finished;
-        p.eta_s = std::max(0.0, mean - run_elapsed) + mean * static_cast<double>(p.total - p.index);
-      }
-    };
-    update_times(0);
+    update(p, 0);
+    return p;
+  }
+  void update(RunProgress& p, double run_elapsed) const {
+    p.elapsed_s = run_elapsed;
+    p.sweep_elapsed_s = std::chrono::duration<double>(Clock::now() - sweep_start_).count();
+    if (finished_ > 0) {
+      const double mean = finished_wall_ / finished_;
+      p.eta_s = std::max(0.0, mean - run_elapsed) + mean * static_cast<double>(p.total - p.index);
+    }
+  }
+  void finished(RunProgress& p, double wall_s) {
+    finished_wall_ += wall_s;
+    ++finished_;
+    update(p, wall_s);
+  }
+
+ private:
+  Clock::time_point sweep_start_ = Clock::now();
+  double finished_wall_ = 0;
+  int finished_ = 0;
+};
+
+void stop_if_interrupted_before(const Pending& item) {
+  if (const int signal = interrupt_signal()) {
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + " before run " +
+                                  std::to_string(item.state.id) +
+                                  "; `culprit run` again resumes the sweep");
+  }
+}
+
+// One run of the sweep. A store that cannot be written (full disk) stops the sweep: everything
+// else stays as it is; the run in flight is rerun (interrupted) by the next `culprit run`.
+RunReport run_item(storage::Db& store, const manifest::Plan& plan, const Pending& item,
+                   const ExecuteOptions& options, const std::string& work_dir,
+                   const std::function<void(double)>& tick) {
+  const detail::RunTarget target{&plan, item.planned, item.state};
+  try {
+    return detail::run_one(store, target, options, work_dir, tick);
+  } catch (const std::runtime_error& e) {
+    if (!detail::is_environment_failure(e.what())) throw;
+    throw RunError(std::string(e.what()) + ": the sweep stopped at run " +
+                   std::to_string(item.state.id) +
+                   "; the store holds every run finished before it. Free space, then `culprit "
+                   "run` again resumes");
+  }
+}
+
+// After a run (the last of `result.runs`): throws when culprit was interrupted; true when the
+// sweep stops here (an environment error, two configurations failing alike, --fail-fast), with
+// result.stopped_early and stop_reason set when runs were left.
+bool stop_after(const manifest::Plan& plan, const Pending& item, bool last,
+                const ExecuteOptions& options, FirstFailures& first_failures,
+                ExecuteResult& result) {
+  const RunReport& report = result.runs.back();
+  const bool ok = report.status == storage::RunStatus::kOk;
+  const std::string run = std::to_string(report.run_id);
+  if (const int signal = interrupt_signal()) {
+    throw Interrupted(signal, "interrupted by " + signal_name(signal) + ": run " + run +
+                                  " is recorded as interrupted and the rest stays pending; "
+                                  "`culprit run` again resumes the sweep");
+  }
+  if (!ok && report.environment_error) {
+    result.stopped_early = !last;
+    result.stop_reason = "environment error in run " + run + ": " + report.error;
+    return true;
+  }
+  if (const std::string other =
+          first_failures.same_as_another(plan, item.planned->config_index, report);
+      !other.empty()) {
+    result.stopped_early = !last;
+    if (result.stopped_early) result.stop_reason = repeated_failure_reason(other, report);
+    return true;
+  }
+  if (!ok && options.fail_fast) {
+    result.stopped_early = !last;
+    if (result.stopped_early) result.stop_reason = "--fail-fast";
+    return true;
+  }
+  return false;
+}
+
+// Runs `todo` in order, reporting progress; appends reports to `result`.
+void run_all(storage::Db& store, const manifest::Plan& plan, const std::vector<Pending>& todo,
+             const ExecuteOptions& options, ProgressSink* progress, ExecuteResult& result) {
+  const std::string work_dir =
+      options.work_dir.empty() ? storage::store_folder(store.path(), storage::StoreFolder::kRuns)
+                               : options.work_dir;
+  const RemoveIfEmpty tidy{options.work_dir.empty() ? work_dir : std::string()};
+  SweepClock clock;
+  const InterruptScope interrupt_scope;
+  FirstFailures first_failures;
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    stop_if_interrupted_before(todo[i]);
+    RunProgress p = clock.start(plan, todo, i);
     if (progress) progress->on_run_start(p);
-    const detail::RunTarget target{&plan, item.planned, item.state};
-    RunReport report;
-    try {
-      report = detail::run_one(store, target, options, work_dir, [&](double elapsed) {
-        update_times(elapsed);
-        if (progress) progress->on_run_tick(p);
-      });
-    } catch (const std::runtime_error& e) {
-      // The store itself cannot be written (full disk): stop here, everything else stays as
-      // it is; the run in flight is rerun (interrupted) by the next `culprit run`.
-      if (!detail::is_environment_failure(e.what())) throw;
-      throw RunError(std::string(e.what()) + ": the sweep stopped at run " +
-                     std::to_string(item.state.id) +
-                     "; the store holds every run finished before it. Free space, then `culprit "
-                     "run` again resumes");
-    }
-    finished_wall += report.wall_s;
-    ++finished;
-    update_times(report.wall_s);
+    RunReport report = run_item(store, plan, todo[i], options, work_dir, [&](double elapsed) {
+      clock.update(p, elapsed);
+      if (progress) progress->on_run_tick(p);
+    });
+    clock.finished(p, report.wall_s);
     if (progress) progress->on_run_end(p, report);
-    const bool ok = report.status == storage::RunStatus::kOk;
-    const std::string interrupted_run = std::to_string(report.run_id);
     result.runs.push_back(std::move(report));
-    if (const int signal = interrupt_signal()) {
-      throw Interrupted(signal, "interrupted by " + signal_name(signal) + ": run " +
-                                    interrupted_run +
-                                    " is recorded as interrupted and the rest stays pending; "
-                                    "`culprit run` again resumes the sweep");
-    }
-    if (!ok && result.runs.back().environment_error) {
-      result.stopped_early = i + 1 < todo.size();
-      result.stop_reason =
-          "environment error in run " + interrupted_run + ": " + result.runs.back().error;
-      return;
-    }
-    if (const std::string other =
-            first_failures.same_as_another(plan, item.planned->config_index, result.runs.back());
-        !other.empty()) {
-      result.stopped_early = i + 1 < todo.size();
-      if (result.stopped_early)
-        result.stop_reason = repeated_failure_reason(other, result.runs.back());
-      return;
-    }
-    if (!ok && options.fail_fast) {
-      result.stopped_early = i + 1 < todo.size();
-      if (result.stopped_early) result.stop_reason = "--fail-fast";
-      return;
-    }
+    if (stop_after(plan, todo[i], i + 1 == todo.size(), options, first_failures, result)) return;
   }
 }
 

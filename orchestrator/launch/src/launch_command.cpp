@@ -124,32 +124,30 @@ LaunchEnvironment detect_launch_environment(const EnvLookup& lookup) {
   return detect_launch_environment(manifest::LaunchSettings{}, "", lookup);
 }
 
-LaunchEnvironment detect_launch_environment(const manifest::LaunchSettings& settings,
-                                            const std::string& cli_launcher,
-                                            const EnvLookup& lookup_in) {
-  const bool real_environment = !lookup_in;
-  const EnvLookup lookup = lookup_in ? lookup_in : [](const std::string& key) {
-    const char* value = std::getenv(key.c_str());
-    return value ? std::optional<std::string>(value) : std::nullopt;
-  };
-  LaunchEnvironment env;
+namespace {
+
+// Inside a Slurm allocation: its task count as the slots, and the job's identifiers.
+void read_allocation(LaunchEnvironment& env, const EnvLookup& lookup) {
   env.in_allocation = lookup("SLURM_JOB_ID").has_value();
   env.slots = std::max(1u, std::thread::hardware_concurrency());
-  if (env.in_allocation) {
-    if (auto tasks = lookup("SLURM_NTASKS")) {
-      try {
-        env.slots = static_cast<unsigned>(std::max(1, std::stoi(*tasks)));
-      } catch (const std::exception&) {  // malformed: keep the host's cores
-      }
-    }
-    for (const auto& [key, name] :
-         {std::pair{"job_id", "SLURM_JOB_ID"}, std::pair{"array_job_id", "SLURM_ARRAY_JOB_ID"},
-          std::pair{"array_task_id", "SLURM_ARRAY_TASK_ID"},
-          std::pair{"nodes", "SLURM_JOB_NODELIST"},
-          std::pair{"num_nodes", "SLURM_JOB_NUM_NODES"}}) {
-      if (auto value = lookup(name)) env.slurm[key] = *value;
+  if (!env.in_allocation) return;
+  if (auto tasks = lookup("SLURM_NTASKS")) {
+    try {
+      env.slots = static_cast<unsigned>(std::max(1, std::stoi(*tasks)));
+    } catch (const std::exception&) {  // malformed: keep the host's cores
     }
   }
+  for (const auto& [key, name] :
+       {std::pair{"job_id", "SLURM_JOB_ID"}, std::pair{"array_job_id", "SLURM_ARRAY_JOB_ID"},
+        std::pair{"array_task_id", "SLURM_ARRAY_TASK_ID"}, std::pair{"nodes", "SLURM_JOB_NODELIST"},
+        std::pair{"num_nodes", "SLURM_JOB_NUM_NODES"}}) {
+    if (auto value = lookup(name)) env.slurm[key] = *value;
+  }
+}
+
+// The launcher: --launcher, else [launch] launcher, else CULPRIT_LAUNCHER, else auto.
+void choose_launcher(LaunchEnvironment& env, const manifest::LaunchSettings& settings,
+                     const std::string& cli_launcher, const EnvLookup& lookup) {
   if (!cli_launcher.empty()) {
     env.launcher_choice = cli_launcher;
     env.launcher_source = "--launcher";
@@ -173,6 +171,11 @@ LaunchEnvironment detect_launch_environment(const manifest::LaunchSettings& sett
                      " = srun needs a Slurm allocation (SLURM_JOB_ID is not set): run inside "
                      "salloc/sbatch (or `culprit submit`), or use auto/mpirun");
   }
+}
+
+// The binding policy: [launch] binding, else CULPRIT_BIND, else none.
+void choose_binding(LaunchEnvironment& env, const manifest::LaunchSettings& settings,
+                    const EnvLookup& lookup) {
   std::string bind_source = "[launch] binding";
   if (!settings.binding.empty()) {
     env.binding = settings.binding;
@@ -185,18 +188,38 @@ LaunchEnvironment detect_launch_environment(const manifest::LaunchSettings& sett
     throw UsageError(bind_source + " = " + env.binding +
                      " is not a binding policy: use none, core, socket or hwthread");
   }
+}
+
+// srun's --mpi type: the manifest's extra --mpi=, else SLURM_MPI_TYPE, else the cluster's
+// default (asked only of the real environment), else MpiDefault.
+void choose_srun_mpi(LaunchEnvironment& env, const EnvLookup& lookup, bool real_environment) {
+  for (const auto& arg : env.extra_args) {
+    if (arg.rfind("--mpi=", 0) == 0) env.srun_mpi_type = arg.substr(6);
+  }
+  if (env.srun_mpi_type.empty()) {
+    if (auto type = lookup("SLURM_MPI_TYPE")) env.srun_mpi_type = *type;
+  }
+  if (env.srun_mpi_type.empty() && real_environment) env.srun_mpi_type = cluster_mpi_default();
+  if (env.srun_mpi_type.empty()) env.srun_mpi_type = "MpiDefault";
+}
+
+}  // namespace
+
+LaunchEnvironment detect_launch_environment(const manifest::LaunchSettings& settings,
+                                            const std::string& cli_launcher,
+                                            const EnvLookup& lookup_in) {
+  const bool real_environment = !lookup_in;
+  const EnvLookup lookup = lookup_in ? lookup_in : [](const std::string& key) {
+    const char* value = std::getenv(key.c_str());
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  };
+  LaunchEnvironment env;
+  read_allocation(env, lookup);
+  choose_launcher(env, settings, cli_launcher, lookup);
+  choose_binding(env, settings, lookup);
   env.ranks_per_node = settings.ranks_per_node;
   env.extra_args = settings.extra_args;
-  if (env.use_srun) {
-    for (const auto& arg : env.extra_args) {
-      if (arg.rfind("--mpi=", 0) == 0) env.srun_mpi_type = arg.substr(6);
-    }
-    if (env.srun_mpi_type.empty()) {
-      if (auto type = lookup("SLURM_MPI_TYPE")) env.srun_mpi_type = *type;
-    }
-    if (env.srun_mpi_type.empty() && real_environment) env.srun_mpi_type = cluster_mpi_default();
-    if (env.srun_mpi_type.empty()) env.srun_mpi_type = "MpiDefault";
-  }
+  if (env.use_srun) choose_srun_mpi(env, lookup, real_environment);
   env.is_root = geteuid() == 0;
   env.workload_dir = executable_dir();
   env.python_module_dir = python_module_dir(lookup, env.workload_dir);
@@ -253,6 +276,67 @@ static std::vector<std::string> torchrun_argv(const manifest::Configuration& con
           (fs::path(run_file).parent_path() / "torchrun").string()};
 }
 
+namespace {
+
+// "LD_PRELOAD=<interposer>[:the version's own]" for a PMPI-instrumented configuration, else "".
+std::string pmpi_preload(const manifest::Configuration& config, const LaunchEnvironment& env) {
+  if (config.instrument != "pmpi") return "";
+  if (env.pmpi_library.empty()) {
+    throw UsageError("configuration '" + config.label +
+                     "' has instrument = \"pmpi\" but libculprit_pmpi.so was not found: build "
+                     "it (cmake --build build --target culprit_pmpi) or set "
+                     "CULPRIT_PMPI_LIBRARY to its path");
+  }
+  // Only the ranks get the interposer, never the launcher itself; a version's own
+  // LD_PRELOAD is kept after it.
+  std::string preload = "LD_PRELOAD=" + env.pmpi_library;
+  if (auto own = config.env.find("LD_PRELOAD"); own != config.env.end() && !own->second.empty()) {
+    preload += ":" + own->second;
+  }
+  return preload;
+}
+
+void add_srun(LaunchCommand& command, const manifest::Configuration& config,
+              const LaunchEnvironment& env, const std::string& preload) {
+  command.launcher = "srun";
+  command.mpi_type = env.srun_mpi_type;
+  command.argv = {env.srun, "--ntasks=" + std::to_string(config.ranks)};
+  if (env.ranks_per_node > 0) {
+    command.argv.push_back("--ntasks-per-node=" + std::to_string(env.ranks_per_node));
+  }
+  // More ranks than the allocation's tasks: srun refuses unless told to overcommit.
+  if (static_cast<unsigned>(config.ranks) > env.slots) command.argv.push_back("--overcommit");
+  command.argv.insert(command.argv.end(), {"--kill-on-bad-exit=1",
+                                           std::string("--cpu-bind=") + srun_binding(env.binding)});
+  if (!preload.empty()) command.argv.push_back("--export=ALL," + preload);
+}
+
+void add_mpirun(LaunchCommand& command, const manifest::Configuration& config,
+                const LaunchEnvironment& env, const std::string& preload) {
+  const bool oversubscribed = static_cast<unsigned>(config.ranks) > env.slots;
+  command.launcher = "mpirun";
+  command.mpi_type = "mpirun";
+  command.argv = {env.mpirun, "-np", std::to_string(config.ranks)};
+  if (oversubscribed) command.argv.push_back("--oversubscribe");
+  if (env.is_root) command.argv.push_back("--allow-run-as-root");
+  if (env.ranks_per_node > 0) {
+    command.argv.insert(command.argv.end(),
+                        {"--map-by", "ppr:" + std::to_string(env.ranks_per_node) + ":node"});
+  }
+  // Binding to cores with more ranks than cores needs overload-allowed, or mpirun refuses.
+  const bool overload = oversubscribed && env.binding != "none";
+  command.argv.insert(command.argv.end(),
+                      {"--bind-to", env.binding + (overload ? ":overload-allowed" : "")});
+  // Exported explicitly so ranks on other hosts of an allocation see them too.
+  for (const auto& [key, value] : command.env) {
+    if (key == "LD_PRELOAD" && !preload.empty()) continue;  // passed with the interposer
+    command.argv.insert(command.argv.end(), {"-x", key});
+  }
+  if (!preload.empty()) command.argv.insert(command.argv.end(), {"-x", preload});
+}
+
+}  // namespace
+
 LaunchCommand build_launch_command(const manifest::Configuration& config,
                                    const std::string& config_path_in,
                                    const std::string& run_file_in, const LaunchEnvironment& env) {
@@ -282,57 +366,12 @@ LaunchCommand build_launch_command(const manifest::Configuration& config,
     command.argv.insert(command.argv.end(), workload.begin() + 1, workload.end());
     return command;
   }
-  const std::string ranks = std::to_string(config.ranks);
   command.binding = env.binding;
-  std::string preload;
-  if (config.instrument == "pmpi") {
-    if (env.pmpi_library.empty()) {
-      throw UsageError("configuration '" + config.label +
-                       "' has instrument = \"pmpi\" but libculprit_pmpi.so was not found: build "
-                       "it (cmake --build build --target culprit_pmpi) or set "
-                       "CULPRIT_PMPI_LIBRARY to its path");
-    }
-    // Only the ranks get the interposer, never the launcher itself; a version's own
-    // LD_PRELOAD is kept after it.
-    preload = "LD_PRELOAD=" + env.pmpi_library;
-    if (auto own = config.env.find("LD_PRELOAD"); own != config.env.end() && !own->second.empty()) {
-      preload += ":" + own->second;
-    }
-  }
-  const bool oversubscribed = static_cast<unsigned>(config.ranks) > env.slots;
+  const std::string preload = pmpi_preload(config, env);
   if (env.use_srun) {
-    command.launcher = "srun";
-    command.mpi_type = env.srun_mpi_type;
-    command.argv = {env.srun, "--ntasks=" + ranks};
-    if (env.ranks_per_node > 0) {
-      command.argv.push_back("--ntasks-per-node=" + std::to_string(env.ranks_per_node));
-    }
-    // More ranks than the allocation's tasks: srun refuses unless told to overcommit.
-    if (oversubscribed) command.argv.push_back("--overcommit");
-    command.argv.insert(
-        command.argv.end(),
-        {"--kill-on-bad-exit=1", std::string("--cpu-bind=") + srun_binding(env.binding)});
-    if (!preload.empty()) command.argv.push_back("--export=ALL," + preload);
+    add_srun(command, config, env, preload);
   } else {
-    command.launcher = "mpirun";
-    command.mpi_type = "mpirun";
-    command.argv = {env.mpirun, "-np", ranks};
-    if (oversubscribed) command.argv.push_back("--oversubscribe");
-    if (env.is_root) command.argv.push_back("--allow-run-as-root");
-    if (env.ranks_per_node > 0) {
-      command.argv.insert(command.argv.end(),
-                          {"--map-by", "ppr:" + std::to_string(env.ranks_per_node) + ":node"});
-    }
-    // Binding to cores with more ranks than cores needs overload-allowed, or mpirun refuses.
-    const bool overload = oversubscribed && env.binding != "none";
-    command.argv.insert(command.argv.end(),
-                        {"--bind-to", env.binding + (overload ? ":overload-allowed" : "")});
-    // Exported explicitly so ranks on other hosts of an allocation see them too.
-    for (const auto& [key, value] : command.env) {
-      if (key == "LD_PRELOAD" && !preload.empty()) continue;  // passed with the interposer
-      command.argv.insert(command.argv.end(), {"-x", key});
-    }
-    if (!preload.empty()) command.argv.insert(command.argv.end(), {"-x", preload});
+    add_mpirun(command, config, env, preload);
   }
   command.argv.insert(command.argv.end(), env.extra_args.begin(), env.extra_args.end());
   command.argv.insert(command.argv.end(), workload.begin(), workload.end());

@@ -112,6 +112,148 @@ std::optional<std::string> find_in_path(const std::string& name) {
   return std::nullopt;
 }
 
+namespace {
+
+// The child's side of the fork: its own process group, dying with culprit, stdin from
+// /dev/null, then exec; only async-signal-safe calls. An exec failure's errno goes back through
+// `exec_status`.
+[[noreturn]] void exec_child(pid_t parent, const std::string& executable, char* const argv[],
+                             char* const envp[], const Pipe& out, const Pipe& err,
+                             const Pipe& exec_status) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(127);
+  dup2(out.write, STDOUT_FILENO);
+  dup2(err.write, STDERR_FILENO);
+  const int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+  execve(executable.c_str(), argv, envp);
+  const int code = errno;
+  [[maybe_unused]] const auto n = write(exec_status.write, &code, sizeof code);
+  _exit(127);
+}
+
+// A started child: its pid (the id of its process group too) and the read ends of its output.
+struct Child {
+  pid_t pid = -1;
+  Pipe out;
+  Pipe err;
+};
+
+// Forks and execs `executable`; nullopt with result.launch_error set when it could not start.
+std::optional<Child> spawn(const ProcessSpec& spec, const std::string& executable,
+                           ProcessResult& result) {
+  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
+  std::vector<std::string> args = spec.argv;
+  std::vector<std::string> env = merged_environment(spec.env);
+  std::vector<char*> argv = pointers(args);
+  std::vector<char*> envp = pointers(env);
+  Child child{-1, make_pipe(), make_pipe()};
+  Pipe exec_status = make_pipe();
+  if (child.out.read < 0 || child.err.read < 0 || exec_status.read < 0) {
+    result.launch_error = std::string("cannot create pipes: ") + std::strerror(errno);
+    for (Pipe* p : {&child.out, &child.err, &exec_status}) {
+      close_fd(p->read);
+      close_fd(p->write);
+    }
+    return std::nullopt;
+  }
+  const pid_t parent = getpid();
+  child.pid = fork();
+  if (child.pid == 0) {
+    exec_child(parent, executable, argv.data(), envp.data(), child.out, child.err, exec_status);
+  }
+  close_fd(child.out.write);
+  close_fd(child.err.write);
+  close_fd(exec_status.write);
+  if (child.pid < 0) {
+    result.launch_error = std::string("fork failed: ") + std::strerror(errno);
+    close_fd(child.out.read);
+    close_fd(child.err.read);
+    close_fd(exec_status.read);
+    return std::nullopt;
+  }
+  setpgid(child.pid, child.pid);  // also here, so the group exists before any kill below
+
+  int exec_errno = 0;
+  const ssize_t got = read(exec_status.read, &exec_errno, sizeof exec_errno);
+  close_fd(exec_status.read);
+  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
+    waitpid(child.pid, nullptr, 0);
+    close_fd(child.out.read);
+    close_fd(child.err.read);
+    result.launch_error = "cannot execute " + executable + ": " + std::strerror(exec_errno);
+    return std::nullopt;
+  }
+  return child;
+}
+
+// SIGTERM to the child's group once, at the timeout or at culprit's own interrupt, then
+// SIGKILL after the grace period.
+class Stopper {
+ public:
+  void check(pid_t group, const ProcessSpec& spec, double elapsed, ProcessResult& result) {
+    if (spec.timeout_s > 0 && elapsed > spec.timeout_s && !term_sent_) {
+      result.timed_out = true;
+      terminate(group);
+    }
+    if (!term_sent_ && interrupt_signal() != 0) {
+      result.interrupted_by = interrupt_signal();
+      terminate(group);
+    }
+    if (term_sent_ && seconds_since(term_time_) > spec.grace_s) kill(-group, SIGKILL);
+  }
+
+ private:
+  void terminate(pid_t group) {
+    kill(-group, SIGTERM);
+    term_sent_ = true;
+    term_time_ = Clock::now();
+  }
+  bool term_sent_ = false;
+  Clock::time_point term_time_{};
+};
+
+// Reads the child's output into the tails until it has exited and its pipes are closed (or a
+// second has passed since: its group may still hold them), stopping it as Stopper says and
+// ticking once a second. Returns the wait status.
+int supervise(Child& child, const ProcessSpec& spec, const TickCallback& tick,
+              Clock::time_point start, Tail& out_tail, Tail& err_tail, ProcessResult& result) {
+  int status = 0;
+  bool exited = false;
+  Stopper stopper;
+  double next_tick = 1.0;
+  Clock::time_point exit_time{};
+  while (true) {
+    pollfd fds[2] = {{child.out.read, POLLIN, 0}, {child.err.read, POLLIN, 0}};
+    const int ready = poll(fds, 2, 100);
+    if (ready > 0) {
+      if (fds[0].revents && !drain(child.out.read, out_tail)) close_fd(child.out.read);
+      if (fds[1].revents && !drain(child.err.read, err_tail)) close_fd(child.err.read);
+    }
+    rusage usage{};
+    if (!exited && wait4(child.pid, &status, WNOHANG, &usage) == child.pid) {
+      exited = true;
+      // CPU of the launcher and every descendant it reaped (the ranks under mpirun).
+      result.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+      result.involuntary_switches = usage.ru_nivcsw;
+      exit_time = Clock::now();
+    }
+    if (exited && ((child.out.read < 0 && child.err.read < 0) || seconds_since(exit_time) > 1.0))
+      break;
+    const double elapsed = seconds_since(start);
+    if (!exited) stopper.check(child.pid, spec, elapsed, result);
+    if (tick && elapsed >= next_tick) {
+      tick(elapsed);
+      next_tick = elapsed + 1.0;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
 ProcessResult run_process(const ProcessSpec& spec, const TickCallback& tick) {
   ProcessResult result;
   if (spec.argv.empty()) {
@@ -123,110 +265,17 @@ ProcessResult run_process(const ProcessSpec& spec, const TickCallback& tick) {
     result.launch_error = "'" + spec.argv[0] + "' not found in PATH";
     return result;
   }
-  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
-  std::vector<std::string> args = spec.argv;
-  std::vector<std::string> env = merged_environment(spec.env);
-  std::vector<char*> argv = pointers(args);
-  std::vector<char*> envp = pointers(env);
-  Pipe out = make_pipe(), err = make_pipe(), exec_status = make_pipe();
-  if (out.read < 0 || err.read < 0 || exec_status.read < 0) {
-    result.launch_error = std::string("cannot create pipes: ") + std::strerror(errno);
-    for (Pipe* p : {&out, &err, &exec_status}) {
-      close_fd(p->read);
-      close_fd(p->write);
-    }
-    return result;
-  }
-  const pid_t parent = getpid();
   const auto start = Clock::now();
-  const pid_t child = fork();
-  if (child == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(127);
-    dup2(out.write, STDOUT_FILENO);
-    dup2(err.write, STDERR_FILENO);
-    const int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    execve(executable->c_str(), argv.data(), envp.data());
-    const int code = errno;
-    [[maybe_unused]] const auto n = write(exec_status.write, &code, sizeof code);
-    _exit(127);
-  }
-  close_fd(out.write);
-  close_fd(err.write);
-  close_fd(exec_status.write);
-  if (child < 0) {
-    result.launch_error = std::string("fork failed: ") + std::strerror(errno);
-    close_fd(out.read);
-    close_fd(err.read);
-    close_fd(exec_status.read);
-    return result;
-  }
-  setpgid(child, child);  // also here, so the group exists before any kill below
-
-  int exec_errno = 0;
-  const ssize_t got = read(exec_status.read, &exec_errno, sizeof exec_errno);
-  close_fd(exec_status.read);
-  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
-    waitpid(child, nullptr, 0);
-    close_fd(out.read);
-    close_fd(err.read);
-    result.launch_error = "cannot execute " + *executable + ": " + std::strerror(exec_errno);
-    return result;
-  }
+  std::optional<Child> child = spawn(spec, *executable, result);
+  if (!child) return result;
   result.started = true;
 
   Tail out_tail(spec.tail_bytes), err_tail(spec.tail_bytes);
-  int status = 0;
-  bool exited = false;
-  bool term_sent = false;
-  Clock::time_point term_time{};
-  double next_tick = 1.0;
-  // After the child exits, its group may still hold the pipes; read what is left briefly.
-  Clock::time_point exit_time{};
-  while (true) {
-    pollfd fds[2] = {{out.read, POLLIN, 0}, {err.read, POLLIN, 0}};
-    const int ready = poll(fds, 2, 100);
-    if (ready > 0) {
-      if (fds[0].revents && !drain(out.read, out_tail)) close_fd(out.read);
-      if (fds[1].revents && !drain(err.read, err_tail)) close_fd(err.read);
-    }
-    rusage usage{};
-    if (!exited && wait4(child, &status, WNOHANG, &usage) == child) {
-      exited = true;
-      // CPU of the launcher and every descendant it reaped (the ranks under mpirun).
-      result.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                     1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-      result.involuntary_switches = usage.ru_nivcsw;
-      exit_time = Clock::now();
-    }
-    if (exited && ((out.read < 0 && err.read < 0) || seconds_since(exit_time) > 1.0)) break;
-    const double elapsed = seconds_since(start);
-    if (!exited && spec.timeout_s > 0 && elapsed > spec.timeout_s && !term_sent) {
-      result.timed_out = true;
-      kill(-child, SIGTERM);
-      term_sent = true;
-      term_time = Clock::now();
-    }
-    if (!exited && !term_sent && interrupt_signal() != 0) {
-      result.interrupted_by = interrupt_signal();
-      kill(-child, SIGTERM);
-      term_sent = true;
-      term_time = Clock::now();
-    }
-    if (!exited && term_sent && seconds_since(term_time) > spec.grace_s) {
-      kill(-child, SIGKILL);
-    }
-    if (tick && elapsed >= next_tick) {
-      tick(elapsed);
-      next_tick = elapsed + 1.0;
-    }
-  }
+  const int status = supervise(*child, spec, tick, start, out_tail, err_tail, result);
   // Whatever is left of the group (ranks that outlived their launcher) goes with it.
-  kill(-child, SIGKILL);
-  close_fd(out.read);
-  close_fd(err.read);
+  kill(-child->pid, SIGKILL);
+  close_fd(child->out.read);
+  close_fd(child->err.read);
   result.wall_s = seconds_since(start);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);

@@ -80,7 +80,7 @@ std::optional<storage::RunStatus> classify(const ProcessResult& p, double timeou
 
 // A run that failed where almost no space is left failed because of the disk: the next runs
 // would fail the same way within milliseconds. Returns why, or "" when there is room.
-constexpr std::uintmax_t kFullDiskBytes = 16u * 1024 * 1024;
+constexpr std::uintmax_t kFullDiskBytes = std::uintmax_t{16} * 1024 * 1024;
 std::string full_disk(const fs::path& dir) {
   std::error_code ec;
   const fs::space_info space = fs::space(dir, ec);
@@ -99,19 +99,119 @@ bool is_environment_failure(const std::string& error) {
   return false;
 }
 
+namespace {
+
+// The report of the attempt about to start: which run, which configuration, which attempt.
+RunReport new_report(const RunTarget& target, const manifest::Configuration& config) {
+  RunReport report;
+  report.run_id = target.state.id;
+  report.config = config.label;
+  report.repetition = target.planned->repetition;
+  report.position = target.planned->position;
+  report.attempt = target.state.status == storage::RunStatus::kPending ? target.state.attempt
+                                                                       : target.state.attempt + 1;
+  return report;
+}
+
+// The run is marked running with its command, its data of earlier attempts cleared.
+void mark_started(storage::Db& store, RunReport& report, const LaunchCommand& command) {
+  storage::RunStart start;
+  start.started_at = storage::utc_now_iso8601();
+  start.command_json = argv_json(command.argv);
+  start.launcher = command.launcher;
+  start.binding = command.binding;
+  storage::Transaction tx(store);
+  storage::clear_run_data(store, report.run_id);
+  report.attempt = storage::mark_running(store, report.run_id, start);
+  tx.commit();
+}
+
+// The attempt's folder, emptied, with the resolved configuration the workload reads. Throws
+// saying what could not be made.
+void prepare_folder(const fs::path& dir, const fs::path& config_path, const manifest::Plan& plan,
+                    const manifest::PlannedRun& planned) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
+  write_text(config_path, manifest::run_config_json(plan, planned));
+}
+
+// The run failed before anything was launched (its folder could not be prepared): a failure
+// of the environment, not of the run.
+RunReport failed_to_prepare(storage::Db& store, RunReport report, const std::string& error) {
+  storage::RunFinish finish;
+  finish.status = storage::RunStatus::kFailed;
+  finish.error = error;
+  finish.finished_at = storage::utc_now_iso8601();
+  storage::finish_run(store, report.run_id, finish);
+  report.status = finish.status;
+  report.error = finish.error;
+  report.environment_error = true;
+  return report;
+}
+
+// What the process left that every outcome stores.
+storage::RunFinish finish_of(const ProcessResult& process) {
+  storage::RunFinish finish;
+  finish.finished_at = storage::utc_now_iso8601();
+  finish.wall_s = process.wall_s;
+  finish.exit_code = process.exit_code;
+  finish.signal = process.signal;
+  finish.stdout_tail = process.stdout_tail;
+  finish.stderr_tail = process.stderr_tail;
+  return finish;
+}
+
+// A process that did not exit 0 (`failure`, classify's): stored as it failed; a failure where
+// the disk is full says so and counts as the environment's.
+RunReport process_failed(storage::Db& store, RunReport report, storage::RunFinish finish,
+                         storage::RunStatus failure, const std::string& error, bool started,
+                         const fs::path& dir) {
+  finish.status = failure;
+  finish.error = error;
+  storage::finish_run(store, report.run_id, finish);
+  report.status = failure;
+  report.error = error;
+  report.environment_error = !started;
+  if (failure == storage::RunStatus::kFailed || failure == storage::RunStatus::kCrashed) {
+    if (const std::string full = full_disk(dir); !full.empty()) {
+      report.error += "; " + full;
+      report.environment_error = true;
+      storage::set_run_error(store, report.run_id, report.error);
+    }
+  }
+  return report;
+}
+
+// The run file recorded in the store (step times, median); the folder removed when it is in.
+RunReport recorded(RunReport report, const RecordOutcome& ingest, const fs::path& dir,
+                   bool keep_run_files) {
+  report.warning = ingest.warning;
+  report.status = ingest.ok ? storage::RunStatus::kOk : storage::RunStatus::kFailed;
+  report.error = ingest.error;
+  report.median_ms = ingest.median_ms;
+  report.environment_error = is_environment_failure(ingest.error);
+  if (!ingest.ok && !report.environment_error) {
+    if (const std::string full = full_disk(dir); !full.empty()) {
+      report.error += "; " + full;
+      report.environment_error = true;
+    }
+  }
+  std::error_code ec;
+  if (ingest.ok && !keep_run_files) fs::remove_all(dir, ec);
+  return report;
+}
+
+}  // namespace
+
 RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOptions& options,
                   const std::string& work_dir, const std::function<void(double)>& tick) {
   const manifest::Plan& plan = *target.plan;
   const manifest::PlannedRun& planned = *target.planned;
   const manifest::Configuration& config =
       plan.configs.at(static_cast<std::size_t>(planned.config_index));
-  RunReport report;
-  report.run_id = target.state.id;
-  report.config = config.label;
-  report.repetition = planned.repetition;
-  report.position = planned.position;
-  report.attempt = target.state.status == storage::RunStatus::kPending ? target.state.attempt
-                                                                       : target.state.attempt + 1;
+  RunReport report = new_report(target, config);
 
   // One folder per attempt: a launcher orphaned by a killed orchestrator can never write
   // into the folder of the attempt that replaces it.
@@ -121,35 +221,11 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
   const fs::path run_file = dir / "run.db";
   const LaunchCommand command =
       build_launch_command(config, config_path.string(), run_file.string(), options.launch);
-
-  storage::RunStart start;
-  start.started_at = storage::utc_now_iso8601();
-  start.command_json = argv_json(command.argv);
-  start.launcher = command.launcher;
-  start.binding = command.binding;
-  {
-    storage::Transaction tx(store);
-    storage::clear_run_data(store, report.run_id);
-    report.attempt = storage::mark_running(store, report.run_id, start);
-    tx.commit();
-  }
-
-  storage::RunFinish finish;
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  fs::create_directories(dir, ec);
+  mark_started(store, report, command);
   try {
-    if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
-    write_text(config_path, manifest::run_config_json(plan, planned));
+    prepare_folder(dir, config_path, plan, planned);
   } catch (const std::exception& e) {
-    finish.status = storage::RunStatus::kFailed;
-    finish.error = e.what();
-    finish.finished_at = storage::utc_now_iso8601();
-    storage::finish_run(store, report.run_id, finish);
-    report.status = finish.status;
-    report.error = finish.error;
-    report.environment_error = true;
-    return report;
+    return failed_to_prepare(store, report, e.what());
   }
 
   ProcessSpec spec;
@@ -160,52 +236,20 @@ RunReport run_one(storage::Db& store, const RunTarget& target, const ExecuteOpti
   const MachineSample before = sample_machine();
   const ProcessResult process = run_process(spec, tick);
   const MachineSample after = sample_machine();
-
-  finish.finished_at = storage::utc_now_iso8601();
-  finish.wall_s = process.wall_s;
-  finish.exit_code = process.exit_code;
-  finish.signal = process.signal;
-  finish.stdout_tail = process.stdout_tail;
-  finish.stderr_tail = process.stderr_tail;
+  const storage::RunFinish finish = finish_of(process);
   report.wall_s = process.wall_s;
   report.stderr_tail = process.stderr_tail;
 
   std::string error;
-  if (const std::optional<storage::RunStatus> classified =
+  if (const std::optional<storage::RunStatus> failure =
           classify(process, plan.settings.timeout_s, error)) {
-    const storage::RunStatus failure = *classified;
-    finish.status = failure;
-    finish.error = error;
-    storage::finish_run(store, report.run_id, finish);
-    report.status = failure;
-    report.error = error;
-    report.environment_error = !process.started;
-    if (failure == storage::RunStatus::kFailed || failure == storage::RunStatus::kCrashed) {
-      if (const std::string full = full_disk(dir); !full.empty()) {
-        report.error += "; " + full;
-        report.environment_error = true;
-        storage::set_run_error(store, report.run_id, report.error);
-      }
-    }
-    return report;
+    return process_failed(store, report, finish, *failure, error, process.started, dir);
   }
   const RecordOutcome ingest =
       record_run(store, report.run_id, run_file.string(), finish, plan.settings.warmup_steps,
                  launch_provenance(command, options.launch));
-  report.warning = ingest.warning;
-  report.status = ingest.ok ? storage::RunStatus::kOk : storage::RunStatus::kFailed;
-  report.error = ingest.error;
-  report.median_ms = ingest.median_ms;
-  report.environment_error = is_environment_failure(ingest.error);
   if (ingest.ok) record_contention(store, report.run_id, before, after, process);
-  if (!ingest.ok && !report.environment_error) {
-    if (const std::string full = full_disk(dir); !full.empty()) {
-      report.error += "; " + full;
-      report.environment_error = true;
-    }
-  }
-  if (ingest.ok && !options.keep_run_files) fs::remove_all(dir, ec);
-  return report;
+  return recorded(report, ingest, dir, options.keep_run_files);
 }
 
 }  // namespace culprit::launch::detail

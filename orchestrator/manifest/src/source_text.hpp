@@ -8,7 +8,7 @@
 namespace culprit::manifest::detail {
 
 // Manifests larger than this are refused (culprit::UsageError) before they are parsed.
-inline constexpr std::size_t kMaxManifestBytes = 1024 * 1024;
+inline constexpr std::size_t kMaxManifestBytes = std::size_t{1024} * 1024;
 
 // Throws culprit::UsageError when the file cannot be read or is larger than kMaxManifestBytes.
 std::string read_manifest_file(const std::string& path);

@@ -133,7 +133,7 @@ std::optional<std::string> TomlReader::text(const toml::node& node, const std::s
       expected += (i > 0 ? ", \"" : "\"") + choices[i] + "\"";
     }
   }
-  const auto value = node.value_exact<std::string>();
+  auto value = node.value_exact<std::string>();  // not const: returned by move
   if (!value || value->empty()) {
     problem(at(node), path, expected, describe(node), "write for example " + std::string(example));
     return std::nullopt;

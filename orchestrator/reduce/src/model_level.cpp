@@ -17,7 +17,7 @@ ModelLevel simulated_level(stepmodel::RunConfig model, int draws) {
   model.inject = {};
   std::vector<double> medians, deviations;
   for (int d = 0; d < draws; ++d) {
-    model.seed = static_cast<std::uint64_t>(d + 1);
+    model.seed = static_cast<std::uint64_t>(d) + 1;
     model.repetition = d;
     const sim::SimulatedRun run = sim::simulate(model);
     std::vector<double> steps;
@@ -47,7 +47,7 @@ namespace {
 std::map<int, double> simulated_growth(stepmodel::RunConfig model, int draws) {
   std::map<int, std::vector<double>> values;
   for (int d = 0; d < draws; ++d) {
-    model.seed = static_cast<std::uint64_t>(d + 1);
+    model.seed = static_cast<std::uint64_t>(d) + 1;
     model.repetition = d;
     const sim::SimulatedRun run = sim::simulate(model);
     std::vector<double> steps;

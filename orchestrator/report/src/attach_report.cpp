@@ -54,4 +54,8 @@ std::string attach_text(const analysis::AttachSummary& s) {
   return out;
 }
 
+std::string attach_document(const analysis::AttachSummary& s, Format format) {
+  return format == Format::kJson ? json_document(attach_json(s)) : text_document(attach_text(s));
+}
+
 }  // namespace culprit::report

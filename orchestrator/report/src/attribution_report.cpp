@@ -274,39 +274,49 @@ std::string attribution_json(const analysis::RunAttribution& a) {
   return json.str();
 }
 
-std::string attribution_text(const analysis::RunAttribution& a) {
-  std::string out;
-  auto line = [&](const std::string& text) { out += text + "\n"; };
+namespace {
+
+// Sections of the text report, each a block of lines ending in "\n".
+
+// The run, its culprit (or why there is none) and the symptom the culprit caused.
+std::string culprit_lines(const analysis::RunAttribution& a) {
   int steady = 0;
   for (const auto& s : a.steps) steady += s.decomposition.warmup ? 0 : 1;
-  line(fmt::format("run {}: {} ranks, {} steady steps ({} warm-up), median step {:.2f} ms",
-                   a.run_id, a.ranks, steady, a.steps.size() - static_cast<std::size_t>(steady),
-                   a.median_step_ms));
+  std::string out = fmt::format(
+      "run {}: {} ranks, {} steady steps ({} warm-up), median step {:.2f} ms\n", a.run_id, a.ranks,
+      steady, a.steps.size() - static_cast<std::size_t>(steady), a.median_step_ms);
   const analysis::RunCulprit& c = a.culprit;
-  if (c.found) {
-    line(
-        fmt::format("culprit (first unexplained divergence): rank {} {}, {:+.2f} ms "
-                    "over the peer median, first divergence in {}/{} steps",
-                    c.rank, describe_place(c.phase, c.layer, c.microbatch), c.excess_ms,
-                    c.steps_blamed, c.steady_steps));
-    line(fmt::format(
-        "symptom: {} (summed waits {:.2f} ms per step) - waiting is the symptom, not the cause",
-        describe_waiters(a.symptom.waiting_ranks, a.symptom.median_wait_ms, c.collective),
-        a.symptom.total_wait_ms));
-    if (!c.environment.empty()) line("environment: " + c.environment);
-  } else {
-    line(!a.cannot_decide.empty() ? "culprit: cannot decide - " + a.cannot_decide
-         : a.noise_note.empty()
-             ? "culprit: none - no phase diverges from its peers beyond noise in enough steps"
-             : "culprit: cannot decide - " + a.noise_note);
+  if (!c.found) {
+    return out +
+           (!a.cannot_decide.empty() ? "culprit: cannot decide - " + a.cannot_decide
+            : a.noise_note.empty()
+                ? "culprit: none - no phase diverges from its peers beyond noise in "
+                  "enough steps"
+                : "culprit: cannot decide - " + a.noise_note) +
+           "\n";
   }
-  if (!a.last_arriver_counts.empty()) {
-    std::string counts;
-    for (std::size_t i = 0; i < a.last_arriver_counts.size() && i < 5; ++i) {
-      counts += fmt::format("{}rank {} in {} steps", i ? ", " : "", a.last_arriver_counts[i].first,
-                            a.last_arriver_counts[i].second);
-    }
-    line(fmt::format("last arriver at the costliest collective: {}{}", counts,
+  out += fmt::format(
+      "culprit (first unexplained divergence): rank {} {}, {:+.2f} ms "
+      "over the peer median, first divergence in {}/{} steps\n",
+      c.rank, describe_place(c.phase, c.layer, c.microbatch), c.excess_ms, c.steps_blamed,
+      c.steady_steps);
+  out += fmt::format(
+      "symptom: {} (summed waits {:.2f} ms per step) - waiting is the symptom, not the cause\n",
+      describe_waiters(a.symptom.waiting_ranks, a.symptom.median_wait_ms, c.collective),
+      a.symptom.total_wait_ms);
+  if (!c.environment.empty()) out += "environment: " + c.environment + "\n";
+  return out;
+}
+
+// Who arrived last at the costliest collective, and in how many steps that cannot be told.
+std::string last_arriver_lines(const analysis::RunAttribution& a) {
+  if (a.last_arriver_counts.empty()) return "";
+  std::string counts;
+  for (std::size_t i = 0; i < a.last_arriver_counts.size() && i < 5; ++i) {
+    counts += fmt::format("{}rank {} in {} steps", i ? ", " : "", a.last_arriver_counts[i].first,
+                          a.last_arriver_counts[i].second);
+  }
+  return fmt::format("last arriver at the costliest collective: {}{}\n", counts,
                      a.partial ? fmt::format(" (cannot decide in {} steps: partial run, {} "
                                              "collective(s) miss members not imported)",
                                              a.undecided_steps, a.incomplete_collectives)
@@ -314,60 +324,78 @@ std::string attribution_text(const analysis::RunAttribution& a) {
                          ? fmt::format(" (cannot decide in {} steps: within clock "
                                        "uncertainty {:.3f} ms)",
                                        a.undecided_steps, ms(a.alignment.max_uncertainty_ns))
-                         : ""));
-  }
-  if (a.what_if.rank >= 0 && a.what_if.complete) {
-    line(fmt::format(
-        "what-if rank {} at the peer median: median step {:.2f} -> {:.2f} ms ({:+.2f} ms)",
-        a.what_if.rank, a.what_if.measured_median_ms, a.what_if.whatif_median_ms,
-        -a.what_if.saved_ms()));
-  }
-  if (const analysis::StepAttribution* m = median_step(a)) {
-    const analysis::StepDecomposition& d = m->decomposition;
-    line(fmt::format("\ndecomposition of the median step (step {}, {:.2f} ms, critical path):",
-                     d.step, ms(d.time_ns)));
-    std::vector<analysis::Component> parts = d.components;
-    std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.ns > y.ns; });
-    for (const analysis::Component& p : parts)
-      line(fmt::format("  {:>10.2f} ms  {}", ms(p.ns), describe_component(p)));
-    line(fmt::format("  {:>10.2f} ms  unclassified", ms(d.unclassified_ns)));
-    line(fmt::format("  {:>10.2f} ms  = step time", ms(d.time_ns)));
-  }
-  // A run shorter than one sampling period has no dashboard figure to contrast: only the
-  // exact share is printed.
-  if (a.activity.samples > 0) {
-    line(fmt::format(
-        "\nsampled activity (a {:.0f} s dashboard): {:.0f} % of {} samples busy - it does not "
-        "locate the cause; the decomposition above does",
-        a.activity.period_s, 100 * a.activity.sampled_share, a.activity.samples * a.ranks));
-    line(fmt::format("  exact busy share {:.1f} % over {:.2f} s", 100 * a.activity.busy_share,
-                     a.activity.span_s));
-  } else {
-    line(fmt::format("\nexact busy share {:.1f} % over {:.2f} s", 100 * a.activity.busy_share,
-                     a.activity.span_s));
-  }
+                         : "");
+}
 
-  line(fmt::format("\ndelay costs: {:.2f} ms charged for {:.2f} ms of waiting (error {:.2g} ms)",
-                   ms(a.costs.total_cost_ns), ms(a.costs.total_wait_ns),
-                   ms(a.costs.conservation_error_ns())));
+std::string what_if_lines(const analysis::RunAttribution& a) {
+  if (a.what_if.rank < 0 || !a.what_if.complete) return "";
+  return fmt::format(
+      "what-if rank {} at the peer median: median step {:.2f} -> {:.2f} ms ({:+.2f} ms)\n",
+      a.what_if.rank, a.what_if.measured_median_ms, a.what_if.whatif_median_ms,
+      -a.what_if.saved_ms());
+}
+
+// The median step's critical path, largest component first, reconciled to its time.
+std::string decomposition_lines(const analysis::RunAttribution& a) {
+  const analysis::StepAttribution* m = median_step(a);
+  if (!m) return "";
+  const analysis::StepDecomposition& d = m->decomposition;
+  std::string out =
+      fmt::format("\ndecomposition of the median step (step {}, {:.2f} ms, critical path):\n",
+                  d.step, ms(d.time_ns));
+  std::vector<analysis::Component> parts = d.components;
+  std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.ns > y.ns; });
+  for (const analysis::Component& p : parts)
+    out += fmt::format("  {:>10.2f} ms  {}\n", ms(p.ns), describe_component(p));
+  out += fmt::format("  {:>10.2f} ms  unclassified\n", ms(d.unclassified_ns));
+  out += fmt::format("  {:>10.2f} ms  = step time\n", ms(d.time_ns));
+  return out;
+}
+
+// A run shorter than one sampling period has no dashboard figure to contrast: only the exact
+// share is printed.
+std::string activity_lines(const analysis::RunAttribution& a) {
+  const analysis::SampledActivity& s = a.activity;
+  if (s.samples <= 0) {
+    return fmt::format("\nexact busy share {:.1f} % over {:.2f} s\n", 100 * s.busy_share, s.span_s);
+  }
+  return fmt::format(
+             "\nsampled activity (a {:.0f} s dashboard): {:.0f} % of {} samples busy - it does "
+             "not locate the cause; the decomposition above does\n",
+             s.period_s, 100 * s.sampled_share, s.samples * a.ranks) +
+         fmt::format("  exact busy share {:.1f} % over {:.2f} s\n", 100 * s.busy_share, s.span_s);
+}
+
+// Delay costs against the waiting they explain, the five largest by (rank, phase, layer).
+std::string cost_lines(const analysis::RunAttribution& a) {
+  std::string out = fmt::format(
+      "\ndelay costs: {:.2f} ms charged for {:.2f} ms of waiting (error {:.2g} ms)\n",
+      ms(a.costs.total_cost_ns), ms(a.costs.total_wait_ns), ms(a.costs.conservation_error_ns()));
   const auto top = a.costs.by_rank_phase_layer();
   for (std::size_t i = 0; i < top.size() && i < 5 && top[i].cost_ns >= 5e3; ++i) {
-    line(fmt::format("  {:>10.2f} ms  rank {} {}", ms(top[i].cost_ns), top[i].rank,
-                     describe_phase(top[i].phase, top[i].layer, top[i].late_call)));
+    out += fmt::format("  {:>10.2f} ms  rank {} {}\n", ms(top[i].cost_ns), top[i].rank,
+                       describe_phase(top[i].phase, top[i].layer, top[i].late_call));
   }
-  line("\nefficiency (steady steps):");
+  return out;
+}
+
+std::string efficiency_lines(const analysis::RunAttribution& a) {
+  std::string out = "\nefficiency (steady steps):\n";
   for (const analysis::Ratio* r :
        {&a.efficiency.mfu, &a.efficiency.gemm_rate, &a.efficiency.algbw, &a.efficiency.busbw,
         &a.efficiency.exposed_comm, &a.efficiency.visual_overlap}) {
-    line("  " + describe_ratio(*r));
+    out += "  " + describe_ratio(*r) + "\n";
   }
   for (const analysis::Ratio& r : a.efficiency.bandwidth_by_operation)
-    line("    " + describe_ratio(r));
-  line(
-      "  useful overlap: needs an overlap on/off pair (culprit explain on a model.overlap "
-      "experiment)");
+    out += "    " + describe_ratio(r) + "\n";
+  return out +
+         "  useful overlap: needs an overlap on/off pair (culprit explain on a model.overlap "
+         "experiment)\n";
+}
 
-  line("\n step   time ms  last  culprit");
+// One line per step: its time, its last arriver and its culprit.
+std::string step_lines(const analysis::RunAttribution& a) {
+  std::string out = "\n step   time ms  last  culprit\n";
   for (const analysis::StepAttribution& s : a.steps) {
     const analysis::StepDecomposition& d = s.decomposition;
     const std::string culprit =
@@ -376,10 +404,22 @@ std::string attribution_text(const analysis::RunAttribution& a) {
                           describe_place(d.culprit.phase, d.culprit.layer, d.culprit.microbatch),
                           ms(d.culprit.excess_ns))
             : "-";
-    line(fmt::format("{:>5}{} {:>9.2f}  {:>4}  {}", d.step, d.warmup ? "w" : " ", ms(d.time_ns),
-                     rank_text(s), culprit));
+    out += fmt::format("{:>5}{} {:>9.2f}  {:>4}  {}\n", d.step, d.warmup ? "w" : " ", ms(d.time_ns),
+                       rank_text(s), culprit);
   }
   return out;
+}
+
+}  // namespace
+
+std::string attribution_text(const analysis::RunAttribution& a) {
+  return culprit_lines(a) + last_arriver_lines(a) + what_if_lines(a) + decomposition_lines(a) +
+         activity_lines(a) + cost_lines(a) + efficiency_lines(a) + step_lines(a);
+}
+
+std::string attribution_document(const analysis::RunAttribution& attribution, Format format) {
+  return format == Format::kJson ? json_document(attribution_json(attribution))
+                                 : text_document(attribution_text(attribution));
 }
 
 }  // namespace culprit::report

@@ -167,4 +167,9 @@ std::string bisect_text(const Result& r, const BisectContext& context) {
   return out;
 }
 
+std::string bisect_document(const Result& result, const BisectContext& context, Format format) {
+  return format == Format::kJson ? json_document(bisect_json(result, context))
+                                 : text_document(bisect_text(result, context));
+}
+
 }  // namespace culprit::report

@@ -145,4 +145,14 @@ std::string compare_text(const stats::StoredComparisons& result, const CompareSe
   return out;
 }
 
+std::string compare_document(const stats::Judgement& judged, bool one_pair, Format format) {
+  if (format == Format::kText)
+    return text_document(compare_text(judged.comparisons, judged.settings));
+  if (one_pair) {
+    return json_document(
+        compare_pair_json(judged.comparisons.experiment, judged.comparisons.comparisons.front()));
+  }
+  return json_document(compare_json(judged.comparisons));
+}
+
 }  // namespace culprit::report

@@ -208,4 +208,10 @@ std::string explain_text(const analysis::StoredExplanations& result,
   return out;
 }
 
+std::string explain_document(const analysis::StoredExplanations& result,
+                             const stats::Judgement* judged, Format format) {
+  return format == Format::kJson ? json_document(explain_json(result, judged))
+                                 : text_document(explain_text(result, judged));
+}
+
 }  // namespace culprit::report

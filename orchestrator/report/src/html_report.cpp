@@ -45,7 +45,7 @@ std::string html_escape(std::string_view text) {
 
 }  // namespace
 
-std::string report_html(const ReportData& data) {
+std::string report_html(const findings::ReportData& data) {
   const std::string json = script_safe(report_json(data));
   const std::string_view page = assets::report_html();
   std::string out;
@@ -89,11 +89,17 @@ std::string report_written_json(const std::string& experiment, const std::string
       .field("output", output)
       .field("bytes", static_cast<std::int64_t>(bytes))
       .end_object();
-  return json.str() + "\n";
+  return json.str();
 }
 
 std::string report_written_text(const std::string& output) {
   return "report written to " + std::filesystem::absolute(output).string() + "\n";
+}
+
+std::string report_written_document(const std::string& experiment, const std::string& output,
+                                    std::size_t bytes, Format format) {
+  return format == Format::kJson ? json_document(report_written_json(experiment, output, bytes))
+                                 : text_document(report_written_text(output));
 }
 
 }  // namespace culprit::report

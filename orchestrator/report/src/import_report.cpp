@@ -54,4 +54,8 @@ std::string import_text(const ImportReport& r) {
   return out;
 }
 
+std::string import_document(const ImportReport& r, Format format) {
+  return format == Format::kJson ? json_document(import_json(r)) : text_document(import_text(r));
+}
+
 }  // namespace culprit::report

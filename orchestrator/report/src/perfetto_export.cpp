@@ -7,12 +7,11 @@
 #include <limits>
 #include <set>
 
-#include "culprit/analysis/collectives.hpp"
-#include "culprit/analysis/timeline.hpp"
 #include "culprit/common/lookup.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "culprit/storage/run_data.hpp"
 #include "runfile/run_file.hpp"
 
 namespace culprit::report {
@@ -41,13 +40,15 @@ struct Slice {
 
 class TraceWriter {
  public:
-  TraceWriter(const storage::RunData& run, const analysis::RunAttribution& attribution,
-              const TraceFilter& filter)
-      : run_(run),
+  TraceWriter(const analysis::Timeline& timeline,
+              const std::vector<analysis::CollectiveTiming>& timings,
+              const analysis::RunAttribution& attribution, const TraceFilter& filter)
+      : run_(*timeline.run),
         shown_(attribution),
-        a_(analysis::in_positions(attribution, run)),
-        t_(analysis::build_timeline(run)),
-        timings_(analysis::time_collectives(t_)) {
+        a_(analysis::in_positions(attribution, run_)),
+        t_(timeline),
+        timings_(timings) {
+    const storage::RunData& run = run_;
     // Ranks are positions here (the timeline's indices) and the job's ids in what is written.
     for (int id : filter.ranks) {
       if (const int r = run.position_of(id); r >= 0) ranks_.insert(r);
@@ -287,8 +288,8 @@ class TraceWriter {
   const storage::RunData& run_;
   const analysis::RunAttribution& shown_;  // the job's rank ids
   analysis::RunAttribution a_;             // the same on rank positions
-  analysis::Timeline t_;
-  std::vector<analysis::CollectiveTiming> timings_;
+  const analysis::Timeline& t_;
+  const std::vector<analysis::CollectiveTiming>& timings_;
   std::set<int> ranks_;
   int first_step_ = -1;
   int last_step_ = -1;
@@ -314,9 +315,10 @@ void check_trace_filter(const storage::RunData& run, const TraceFilter& filter) 
       side(filter.first_step), side(filter.last_step), run.run_id, first, last));
 }
 
-std::string perfetto_trace(const storage::RunData& run, const analysis::RunAttribution& attribution,
-                           const TraceFilter& filter) {
-  return TraceWriter(run, attribution, filter).write();
+std::string perfetto_trace(const analysis::Timeline& timeline,
+                           const std::vector<analysis::CollectiveTiming>& timings,
+                           const analysis::RunAttribution& attribution, const TraceFilter& filter) {
+  return TraceWriter(timeline, timings, attribution, filter).write();
 }
 
 }  // namespace culprit::report

@@ -63,7 +63,7 @@ std::string reduce_summary_json(const reduce::Reduction& r, const std::string& o
   for (const auto& note : r.baseline.notes) w.value(note);
   w.end_array();
   w.end_object();
-  return w.str() + "\n";
+  return w.str();
 }
 
 std::string reproduction_text(const std::vector<reduce::Reproduced>& rows,
@@ -110,6 +110,12 @@ std::string step_excess_text(const std::vector<reduce::StepExcess>& rows,
                        signed_ms(original_ms), row.runs);
   }
   return out;
+}
+
+std::string reduce_summary_document(const reduce::Reduction& reduction, const std::string& output,
+                                    Format format) {
+  return format == Format::kJson ? json_document(reduce_summary_json(reduction, output))
+                                 : text_document(reduce_summary_text(reduction, output));
 }
 
 }  // namespace culprit::report

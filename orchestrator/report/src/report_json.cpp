@@ -2,7 +2,6 @@
 // validate as those subcommands print it, plus the figures of the focus run.
 #include <cmath>
 
-#include "culprit/build_info.hpp"
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/bisect_report.hpp"
 #include "culprit/report/compare_report.hpp"
@@ -121,12 +120,9 @@ void write_lanes(JsonWriter& json, const analysis::StepLanes& l) {
 
 }  // namespace
 
-std::string report_json(const ReportData& data) {
+std::string report_json(const findings::ReportData& data) {
   JsonWriter json;
-  json.begin_object()
-      .field("experiment", data.experiment)
-      .field("generator",
-             std::string("culprit ") + build::kVersion + " (git " + build::kGitHash + ")");
+  json.begin_object().field("experiment", data.experiment).field("generator", data.generator);
   json.key("settings")
       .begin_object()
       .field("alpha", data.settings.alpha)

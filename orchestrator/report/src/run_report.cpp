@@ -115,7 +115,7 @@ std::string run_result_json(const std::string& db, const launch::ExecuteResult& 
   for (const auto& r : sampling.added.runs) write_run(json, r);
   json.end_array();
   write_sampling(json, sampling);
-  return json.end_object().str() + "\n";
+  return json.end_object().str();
 }
 
 namespace {
@@ -167,6 +167,14 @@ std::string run_result_text(const std::string& db, const std::string& manifest,
         again);
   }
   return out;
+}
+
+std::string run_result_document(const std::string& db, const std::string& manifest,
+                                const std::string& shard, const launch::ExecuteResult& result,
+                                const bisect::SweepDecisions& sampling, Format format) {
+  return format == Format::kJson
+             ? json_document(run_result_json(db, result, sampling))
+             : text_document(run_result_text(db, manifest, shard, result, sampling));
 }
 
 }  // namespace culprit::report

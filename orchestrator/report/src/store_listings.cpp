@@ -24,7 +24,7 @@ std::string runs_json(const std::vector<storage::RunSummary>& runs) {
         .field("error", r.error)
         .end_object();
   }
-  return json.end_array().str() + "\n";
+  return json.end_array().str();
 }
 
 std::string runs_text(const std::vector<storage::RunSummary>& runs) {
@@ -56,7 +56,7 @@ std::string steps_json(const std::vector<storage::StepExport>& rows) {
         .field("warmup", r.warmup)
         .end_object();
   }
-  return json.end_array().str() + "\n";
+  return json.end_array().str();
 }
 
 namespace {
@@ -97,13 +97,27 @@ std::string merge_json(const std::string& output, const std::vector<MergedInput>
         .field("runs_kept", s.runs_kept)
         .end_object();
   }
-  return json.end_array().end_object().str() + "\n";
+  return json.end_array().end_object().str();
 }
 
 std::string merge_text(const std::string& output, const std::vector<MergedInput>& inputs,
                        std::int64_t runs_stored) {
   return fmt::format("merged {} database(s) into {}: {} run(s) stored\n", inputs.size(), output,
                      runs_stored);
+}
+
+std::string runs_document(const std::vector<storage::RunSummary>& runs, Format format) {
+  return format == Format::kJson ? json_document(runs_json(runs)) : text_document(runs_text(runs));
+}
+
+std::string merge_document(const std::string& output, const std::vector<MergedInput>& inputs,
+                           std::int64_t runs_stored, Format format) {
+  return format == Format::kJson ? json_document(merge_json(output, inputs))
+                                 : text_document(merge_text(output, inputs, runs_stored));
+}
+
+std::string steps_document(const std::vector<storage::StepExport>& rows, Format format) {
+  return format == Format::kJson ? json_document(steps_json(rows)) : steps_csv(rows);
 }
 
 }  // namespace culprit::report

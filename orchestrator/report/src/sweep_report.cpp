@@ -28,7 +28,7 @@ std::string submission_json(const slurm::Submission& s) {
       .field("array_job", s.array_jobs.empty() ? std::string() : s.array_jobs.back())
       .field("merge_job", s.merge_job)
       .end_object();
-  return json.str() + "\n";
+  return json.str();
 }
 
 std::string submission_text(const slurm::Submission& s) {
@@ -86,7 +86,7 @@ std::string sweep_status_json(const slurm::SweepStatus& s, const slurm::Submissi
       .field("state", s.merge_state)
       .field("log", s.merge_log)
       .end_object();
-  return json.end_object().str() + "\n";
+  return json.end_object().str();
 }
 
 std::string sweep_status_text(const slurm::SweepStatus& s, const slurm::Submission& sub) {
@@ -105,6 +105,17 @@ std::string sweep_status_text(const slurm::SweepStatus& s, const slurm::Submissi
                      : s.over() ? "; complete it with --resume"
                                 : "; still running");
   return out;
+}
+
+std::string submission_document(const slurm::Submission& submission, Format format) {
+  return format == Format::kJson ? json_document(submission_json(submission))
+                                 : text_document(submission_text(submission));
+}
+
+std::string sweep_status_document(const slurm::SweepStatus& status,
+                                  const slurm::Submission& submission, Format format) {
+  return format == Format::kJson ? json_document(sweep_status_json(status, submission))
+                                 : text_document(sweep_status_text(status, submission));
 }
 
 }  // namespace culprit::report

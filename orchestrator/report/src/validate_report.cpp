@@ -188,4 +188,10 @@ std::string validate_text(const analysis::Scorecard& card, const stats::Judgemen
   return out;
 }
 
+std::string validate_document(const analysis::Scorecard& card, const stats::Judgement* judged,
+                              Format format) {
+  return format == Format::kJson ? json_document(validate_json(card, judged))
+                                 : text_document(validate_text(card, judged));
+}
+
 }  // namespace culprit::report

@@ -20,7 +20,7 @@ std::string verdict_json(const VerdictReport& r) {
       .field("relative", c.relative)
       .key("shift_ci_ms")
       .interval_or_null(c.has_ci, c.shift_lo, c.shift_hi);
-  return json.end_object().str() + "\n";
+  return json.end_object().str();
 }
 
 std::string verdict_text(const VerdictReport& r) {
@@ -28,6 +28,10 @@ std::string verdict_text(const VerdictReport& r) {
   return fmt::format("{} against {}: {} ({:+.2f} ms, {:+.1f} %, n={}) -> {}\n", r.candidate,
                      r.baseline, r.verdict, c.shift, 100 * c.relative, r.n,
                      bisect::git_bisect::word(r.exit));
+}
+
+std::string verdict_document(const VerdictReport& r, Format format) {
+  return format == Format::kJson ? json_document(verdict_json(r)) : text_document(verdict_text(r));
 }
 
 }  // namespace culprit::report

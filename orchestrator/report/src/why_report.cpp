@@ -173,4 +173,8 @@ std::string why_block_text(const analysis::WhyBlock& b) {
   return out;
 }
 
+std::string why_document(const analysis::WhyVerdict& v, Format format) {
+  return format == Format::kJson ? json_document(why_json(v)) : text_document(why_text(v));
+}
+
 }  // namespace culprit::report

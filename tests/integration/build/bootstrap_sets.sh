@@ -6,7 +6,7 @@ set -euo pipefail
 src=$1
 demo=$("$src/scripts/bootstrap" --list)
 tests=$("$src/scripts/bootstrap" --tests --list)
-for pkg in python3-torch chromium lammps slurmd clang-format; do
+for pkg in python3-torch chromium lammps slurmd clang-format clang-tidy; do
   if grep -qx "$pkg" <<<"$demo"; then echo "FAIL: the demo's bootstrap installs $pkg"; exit 1; fi
   grep -qx "$pkg" <<<"$tests" || { echo "FAIL: --tests does not install $pkg"; exit 1; }
 done

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -42,12 +43,8 @@ class DelayPlan {
         ++skipped_;
         continue;
       }
-      delays_[count_++] = PlannedDelay{call,
-                                       d.layer,
-                                       d.step_first,
-                                       d.step_last,
-                                       static_cast<std::int64_t>(d.ms * 1e6 + 0.5),
-                                       d.mode == "spin"};
+      delays_[count_++] = PlannedDelay{
+          call, d.layer, d.step_first, d.step_last, std::llround(d.ms * 1e6), d.mode == "spin"};
     }
   }
 

@@ -47,7 +47,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int simulate_main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("culprit-sim"));
   CLI::App app{"culprit-sim: simulate one run of a resolved configuration, write its run file"};
   std::string config_path = env_or("CULPRIT_CONFIG", "");
@@ -113,4 +113,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+// Nothing escapes main: an error the steps above do not catch (the logger, the command line
+// itself) is said on stderr and is exit 1, never std::terminate's abort.
+int main(int argc, char** argv) {
+  try {
+    return simulate_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "culprit-sim: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "culprit-sim: an unknown error\n");
+  }
+  return 1;
 }

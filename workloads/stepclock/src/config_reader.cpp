@@ -22,7 +22,7 @@ struct Value {
 std::map<std::string, Value>* g_config = nullptr;
 std::string g_config_path;
 
-constexpr std::size_t kMaxConfigBytes = 16 * 1024 * 1024;
+constexpr std::size_t kMaxConfigBytes = std::size_t{16} * 1024 * 1024;
 constexpr int kMaxDepth = 64;
 
 class Parser {

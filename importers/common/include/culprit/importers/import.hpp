@@ -1,8 +1,10 @@
 #pragma once
-// `culprit import`'s core: profiler traces (one file per rank) -> one run file's contents,
-// written by the runfile library (culprit_runfile) like every other source of run files.
-// Every failure of the input throws culprit::UsageError naming the file (and the byte offset
-// or table); nothing is written before every file has been read whole.
+// `culprit import`'s core: profiler traces (a Kineto or legacy JSON file per rank; an Nsight
+// Systems export holding one rank or several) -> one run's contents in the run-file library's
+// types. Nothing is written here: the store ingests the contents from memory
+// (launch::import_into_store, storage::copy_run_contents), as the rows their run file would
+// give. Every failure of the input throws culprit::UsageError naming the file (and the byte
+// offset or table), before anything is stored.
 
 #include <map>
 #include <string>
@@ -65,7 +67,8 @@ struct ImportedRun {
 std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format,
                                        std::vector<std::string>* notes = nullptr);
 
-// Reads one file (gzip is recognised by its magic bytes) into records.
+// Reads one file (gzip is recognised by its magic bytes) into records: a JSON trace is one
+// rank; an Nsight Systems export comes back whole, every rank in it (read_traces splits it).
 RankTrace read_trace(const std::string& path, Format format);
 
 // Reads `files` (in parallel, one thread per core), in their order, a file holding several ranks

@@ -53,7 +53,7 @@ struct BuildOutcome {
 class BuildCache {
  public:
   // `build_argv` may use {worktree} and {commit}; empty means nothing to build.
-  BuildCache(std::string repo, std::string cache_dir, std::vector<std::string> build_argv);
+  BuildCache(std::string repo, const std::string& cache_dir, std::vector<std::string> build_argv);
 
   // Checks the commit out (git worktree add --detach) and builds it there, once.
   BuildOutcome build(const std::string& sha);

@@ -120,8 +120,9 @@ struct GitBisectSpec {
   std::string bad;
   std::vector<std::string> build;    // argv run in each commit's worktree; empty: no build step
   std::vector<std::string> command;  // argv of the workload built there; empty: the built-in
-  // A JSON object of [baseline.model] overrides that the build writes, relative to the
-  // commit's worktree; empty: none (docs/manifest.md, [bisect]).
+  // A TOML file of [baseline.model] overrides (model keys at its top level) that the build
+  // writes, relative to the commit's worktree, read by load_model_file; empty: none
+  // (docs/manifest.md, [bisect]).
   std::string model_file;
 
   bool operator==(const GitBisectSpec&) const = default;

@@ -6,10 +6,14 @@
 #include <string>
 
 #include "culprit/analysis/attach.hpp"
+#include "culprit/report/document.hpp"
 
 namespace culprit::report {
 
 std::string attach_json(const analysis::AttachSummary& s);
 std::string attach_text(const analysis::AttachSummary& s);
+
+// What `culprit import --attach` prints.
+std::string attach_document(const analysis::AttachSummary& s, Format format);
 
 }  // namespace culprit::report

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "culprit/analysis/attribution.hpp"
+#include "culprit/report/document.hpp"
 #include "culprit/report/json_writer.hpp"
 
 namespace culprit::report {
@@ -33,5 +34,8 @@ std::string describe_place(const std::string& phase, int layer, int microbatch);
 // "3 ranks waited a median 55.00 ms at allreduce #0" ("1 rank waited"; without the
 // collective's number when it has none).
 std::string describe_waiters(int waiting_ranks, double median_wait_ms, int collective);
+
+// What `culprit attribute` prints.
+std::string attribution_document(const analysis::RunAttribution& attribution, Format format);
 
 }  // namespace culprit::report

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "culprit/bisect/bisector.hpp"
+#include "culprit/report/document.hpp"
 
 namespace culprit::report {
 
@@ -17,5 +18,9 @@ struct BisectContext {
 
 std::string bisect_json(const bisect::Result& result, const BisectContext& context);
 std::string bisect_text(const bisect::Result& result, const BisectContext& context);
+
+// What `culprit bisect` prints.
+std::string bisect_document(const bisect::Result& result, const BisectContext& context,
+                            Format format);
 
 }  // namespace culprit::report

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "culprit/analysis/explain.hpp"
+#include "culprit/report/document.hpp"
 #include "culprit/stats/judge.hpp"
 
 namespace culprit::report {
@@ -18,5 +19,9 @@ std::string explain_text(const analysis::StoredExplanations& result,
 
 // "+75.00 ms = +73.10 ms rank 63 gemm.fwd layer 5 (first divergence) + ... + 0.70 ms unclassified"
 std::string explain_equation(const analysis::Explanation& e);
+
+// What `culprit explain` prints (`judged` as for explain_json).
+std::string explain_document(const analysis::StoredExplanations& result,
+                             const stats::Judgement* judged, Format format);
 
 }  // namespace culprit::report

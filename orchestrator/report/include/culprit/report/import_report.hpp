@@ -5,6 +5,7 @@
 #include <string>
 
 #include "culprit/importers/import.hpp"
+#include "culprit/report/document.hpp"
 
 namespace culprit::report {
 
@@ -21,5 +22,8 @@ struct ImportReport {
 // {"run_id", "format", "ranks", "steps", "events", "warnings", ...}
 std::string import_json(const ImportReport& r);
 std::string import_text(const ImportReport& r);
+
+// What `culprit import` prints.
+std::string import_document(const ImportReport& r, Format format);
 
 }  // namespace culprit::report

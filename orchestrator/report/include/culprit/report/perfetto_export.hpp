@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "culprit/analysis/attribution.hpp"
-#include "culprit/storage/run_data.hpp"
+#include "culprit/analysis/collectives.hpp"
+#include "culprit/analysis/timeline.hpp"
 
 namespace culprit::report {
 
@@ -32,8 +33,10 @@ inline constexpr int kWaitTrack = 3;
 inline constexpr int kHostTrack = 4;
 inline constexpr int kStepTrack = 5;
 
-// `attribution` must be attribute_run() of `run`.
-std::string perfetto_trace(const storage::RunData& run, const analysis::RunAttribution& attribution,
-                           const TraceFilter& filter);
+// `timeline` is analysis::build_timeline of the run, `timings` time_collectives of it, and
+// `attribution` attribute_run of the same run (analysis/ aligns and attributes; this writes).
+std::string perfetto_trace(const analysis::Timeline& timeline,
+                           const std::vector<analysis::CollectiveTiming>& timings,
+                           const analysis::RunAttribution& attribution, const TraceFilter& filter);
 
 }  // namespace culprit::report

@@ -8,12 +8,16 @@
 
 #include "culprit/reduce/reduction.hpp"
 #include "culprit/reduce/step_excess.hpp"
+#include "culprit/report/document.hpp"
 
 namespace culprit::report {
 
 // What was written: the causes and the notes (text), or {output, causes[], notes[]} (JSON).
 std::string reduce_summary_text(const reduce::Reduction& reduction, const std::string& output);
 std::string reduce_summary_json(const reduce::Reduction& reduction, const std::string& output);
+// What `culprit reduce` prints.
+std::string reduce_summary_document(const reduce::Reduction& reduction, const std::string& output,
+                                    Format format);
 
 // "cause-1: +71.90 ms reproduces 99 % of the original +72.46 ms (not reproduced: +0.56 ms)"
 std::string reproduction_text(const std::vector<reduce::Reproduced>& rows,

@@ -6,6 +6,7 @@
 
 #include "culprit/bisect/decide_sweep.hpp"
 #include "culprit/launch/execute.hpp"
+#include "culprit/report/document.hpp"
 
 namespace culprit::report {
 
@@ -26,5 +27,10 @@ std::string run_result_text(const std::string& db, const std::string& manifest,
 // without --db reran against culprit.db).
 std::string run_again_command(const std::string& db, const std::string& manifest,
                               const std::string& shard);
+
+// What `culprit run` prints.
+std::string run_result_document(const std::string& db, const std::string& manifest,
+                                const std::string& shard, const launch::ExecuteResult& result,
+                                const bisect::SweepDecisions& sampling, Format format);
 
 }  // namespace culprit::report

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "culprit/report/document.hpp"
 #include "culprit/storage/merge.hpp"
 #include "culprit/storage/queries.hpp"
 
@@ -26,5 +27,12 @@ struct MergedInput {
 std::string merge_json(const std::string& output, const std::vector<MergedInput>& inputs);
 std::string merge_text(const std::string& output, const std::vector<MergedInput>& inputs,
                        std::int64_t runs_stored);
+
+// The documents of `culprit runs` and `culprit merge`; `culprit export`'s file: the steps as
+// CSV, or as JSON with `format` kJson (csv and json are both its own formats, not --json's).
+std::string runs_document(const std::vector<storage::RunSummary>& runs, Format format);
+std::string merge_document(const std::string& output, const std::vector<MergedInput>& inputs,
+                           std::int64_t runs_stored, Format format);
+std::string steps_document(const std::vector<storage::StepExport>& rows, Format format);
 
 }  // namespace culprit::report

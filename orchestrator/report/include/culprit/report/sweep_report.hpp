@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "culprit/report/document.hpp"
 #include "culprit/slurm/sweep.hpp"
 
 namespace culprit::report {
@@ -25,5 +26,10 @@ std::string sweep_status_json(const slurm::SweepStatus& status,
 // merge job, and a summary saying what to do next.
 std::string sweep_status_text(const slurm::SweepStatus& status,
                               const slurm::Submission& submission);
+
+// What `culprit submit` prints: the submission, or the sweep's status (--status, --wait).
+std::string submission_document(const slurm::Submission& submission, Format format);
+std::string sweep_status_document(const slurm::SweepStatus& status,
+                                  const slurm::Submission& submission, Format format);
 
 }  // namespace culprit::report

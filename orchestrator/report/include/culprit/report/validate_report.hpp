@@ -4,6 +4,7 @@
 #include <string>
 
 #include "culprit/analysis/attribution_score.hpp"
+#include "culprit/report/document.hpp"
 #include "culprit/stats/judge.hpp"
 
 namespace culprit::report {
@@ -16,5 +17,9 @@ std::string validate_json(const analysis::Scorecard& card,
                           const stats::Judgement* judged = nullptr);
 std::string validate_text(const analysis::Scorecard& card,
                           const stats::Judgement* judged = nullptr);
+
+// What `culprit validate` prints (`judged` as for validate_json).
+std::string validate_document(const analysis::Scorecard& card, const stats::Judgement* judged,
+                              Format format);
 
 }  // namespace culprit::report

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "culprit/report/document.hpp"
 #include "culprit/stats/compare.hpp"
 
 namespace culprit::report {
@@ -19,5 +20,8 @@ struct VerdictReport {
 
 std::string verdict_json(const VerdictReport& r);
 std::string verdict_text(const VerdictReport& r);
+
+// What `culprit verdict` prints.
+std::string verdict_document(const VerdictReport& r, Format format);
 
 }  // namespace culprit::report

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "culprit/analysis/why.hpp"
+#include "culprit/report/document.hpp"
 #include "culprit/report/json_writer.hpp"
 
 namespace culprit::report {
@@ -25,5 +26,8 @@ std::string why_text(const analysis::WhyVerdict& v);
 void write_why_fields(JsonWriter& w, const analysis::WhyBlock& b);
 // explain's text after the cause line: the why block, or how to get one; the next capture.
 std::string why_block_text(const analysis::WhyBlock& b);
+
+// What `culprit why` prints.
+std::string why_document(const analysis::WhyVerdict& v, Format format);
 
 }  // namespace culprit::report

@@ -1,4 +1,4 @@
-#include "culprit/manifest/plan_render.hpp"
+#include "culprit/report/plan_report.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "culprit/common/json.hpp"
 
-namespace culprit::manifest {
+namespace culprit::report {
 namespace {
 
 // A model estimate, or "unknown" (NaN: a custom command's).
@@ -27,7 +27,7 @@ std::string duration(double seconds) {
 
 }  // namespace
 
-std::string render_plan_text(const Plan& plan) {
+std::string plan_text(const manifest::Plan& plan) {
   const auto& s = plan.settings;
   std::string out = fmt::format("experiment {} ({})\n", s.name, s.manifest_path);
   out += fmt::format(
@@ -84,7 +84,7 @@ std::string render_plan_text(const Plan& plan) {
   return out;
 }
 
-std::string render_plan_json(const Plan& plan) {
+std::string plan_json(const manifest::Plan& plan) {
   const auto& s = plan.settings;
   Json::Array configs;
   for (std::size_t i = 0; i < plan.configs.size(); ++i) {
@@ -135,4 +135,8 @@ std::string render_plan_json(const Plan& plan) {
       .dump();
 }
 
-}  // namespace culprit::manifest
+std::string plan_document(const manifest::Plan& plan, Format format) {
+  return format == Format::kJson ? json_document(plan_json(plan)) : text_document(plan_text(plan));
+}
+
+}  // namespace culprit::report
