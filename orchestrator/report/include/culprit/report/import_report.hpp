@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "culprit/importers/import.hpp"
+#include "culprit/importers/build_run.hpp"
 
 namespace culprit::report {
 
