@@ -17,7 +17,7 @@ constexpr std::array<std::string_view, 2> kJsonNames = {".json", ".json.gz"};
 constexpr std::array<std::string_view, 2> kSqliteNames = {".sqlite", ".sqlite3"};
 
 const std::array<FormatReader, 3> kReaders = {{
-    {Format::kKineto, "kineto", kJsonNames, false, '{', nullptr, parse_kineto, nullptr},
+    {Format::kKineto, "kineto", kJsonNames, false, '{', nullptr, parse_kineto, split_kineto_ranks},
     {Format::kLegacy, "legacy", kJsonNames, false, '[', nullptr, parse_legacy, nullptr},
     {Format::kNsys, "nsys", kSqliteNames, true, 0, parse_nsys, nullptr, split_nsys_ranks},
 }};

@@ -211,6 +211,7 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
     bool on_device = false;
     const RecordKind kind = kineto_kind(e.cat, e.name, on_device);
     if (kind == RecordKind::kOther && !on_device) return;
+    if (!on_device && t.process < 0 && e.pid > 0) t.process = e.pid << 24;  // globalPid layout
     add_record(t, e, kind, on_device, &t.kernel_classes);
   };
   const KinetoHeader h = tokenize_kineto(*padded, bytes.size(), file, [&](const RawEvent& e) {
