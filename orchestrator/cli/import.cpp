@@ -80,8 +80,9 @@ void register_import(CLI::App& app, Outcome& outcome) {
   command->add_option("--step-pattern", args->step_pattern,
                       "Regex of the labels that are steps (default ^ProfilerStep#(\\d+)$)");
   command->add_option("--rank-by", args->rank_by,
-                      "Ranks inside one Nsight Systems export: process|device (default: a "
-                      "process each, a device each where one process drives several GPUs)");
+                      "Ranks inside one file (an Nsight Systems export, a Kineto trace): "
+                      "process|device (default: a process each, a device each where one process "
+                      "drives several GPUs)");
 }
 
 }  // namespace culprit::cli

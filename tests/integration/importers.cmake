@@ -8,8 +8,9 @@ if(Python3_Interpreter_FOUND AND EXISTS "${CULPRIT_TRACES_DIR}")
       ARGS ${CULPRIT_BIN_DIR}/culprit ${CULPRIT_TRACES_DIR} ${_work} ${_mode})
   endforeach()
   # GPU traces against an oracle over the raw files (check_gpu.py): ranks inside one nsys
-  # export, the B200 Kineto trace's figures, the kernel classes of every other real trace.
-  foreach(_mode nsys_multi b200 classes)
+  # export, the B200 Kineto trace's figures, the kernel classes of every other real trace, a
+  # Kineto trace of one process driving two GPUs (derived from a real one).
+  foreach(_mode nsys_multi b200 classes kineto_gpus)
     set(_work ${CMAKE_CURRENT_BINARY_DIR}/importers/gpu_${_mode})
     file(MAKE_DIRECTORY ${_work})
     culprit_integration_test(importers.gpu_${_mode} ${CMAKE_CURRENT_LIST_DIR}/importers/check_gpu.py

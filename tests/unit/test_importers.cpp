@@ -365,6 +365,26 @@ TEST_CASE("an id far beyond int64 reads as 0 (fuzz_import_kineto's find)") {
   CHECK(t.records[1].begin_ns == 20000);
 }
 
+TEST_CASE("keys and strings read as written are unescaped where they hold an escape") {
+  // Hand-written: escaped keys ("n\u0061me" is "name"), an escaped name, "ph" after the fields
+  // it governs, and a flow whose fields after "ph" are not read (a bad ts there is no error).
+  const std::string json =
+      R"({"traceEvents": [)"
+      R"({"cat": "cpu_op", "n\u0061me": "aten::\"mm\"", "pid": 1, "tid": 1,)"
+      R"( "\u0074s": 20, "dur": 100, "ph": "X", "args": {"Se\u0071": 7}},)"
+      R"({"ph": "f", "id": 5, "ts": "not a time", "cat": "fwdbwd", "name": "fwdbwd"},)"
+      R"({"ph": "X", "cat": "user_annotation", "name": "fc2\u00e9", "pid": 1, "tid": 1,)"
+      R"( "ts": 10, "dur": 200, "args": {}}], "distributedInfo": {"rank": 0, "world_size": 1}})";
+  const RankTrace t = parse_kineto(json, "k.json");
+  CHECK(t.events_read == 3);
+  REQUIRE(t.records.size() == 2);
+  CHECK(t.names[t.records[0].name] == "aten::\"mm\"");
+  CHECK(t.records[0].begin_ns == 20000);
+  CHECK(t.records[0].seq == 7);
+  CHECK(t.records[0].kind == RecordKind::kOp);
+  CHECK(t.names[t.records[1].name] == "fc2\xc3\xa9");
+  CHECK(t.records[1].kind == RecordKind::kLabel);
+}
 TEST_CASE("legacy names are not JSON-escaped; the rank comes from the file name") {
   const std::string legacy =
       "[{\"name\": \"my \"odd\" \\label\", \"ph\": \"X\", \"ts\": 118, \"dur\": 28, \"tid\": 1, "

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "culprit/errors.hpp"
-#include "culprit/importers/import.hpp"
+#include "culprit/importers/build_run.hpp"
 #include "run_parts.hpp"
 
 namespace culprit::importers {
@@ -27,7 +27,7 @@ std::string missing_ranks(const std::vector<RankTrace>& traces, int world) {
 
 // Sorts the traces by rank; refuses a rank given twice, a file that says no rank, two formats
 // and (without --partial) a job with ranks missing.
-void order_ranks(std::vector<RankTrace>& traces, const ImportOptions& o, ImportSummary& s) {
+void order_ranks(std::vector<RankTrace>& traces, const BuildOptions& o, ImportSummary& s) {
   if (traces.size() == 1 && traces[0].rank < 0) {
     traces[0].rank = 0;
     traces[0].rank_source = "single file";
@@ -125,7 +125,7 @@ std::set<int> keep_common_steps(const std::vector<RankTrace>& traces, Job& job, 
 
 // Steps and collectives of every rank, collectives matched across ranks by identifiers (those
 // that contradict each other dropped under --partial).
-Job map_job(std::vector<RankTrace>& traces, const ImportOptions& o, ImportSummary& s) {
+Job map_job(std::vector<RankTrace>& traces, const BuildOptions& o, ImportSummary& s) {
   Job job;
   job.steps.resize(traces.size());
   job.colls.resize(traces.size());
@@ -213,7 +213,7 @@ void add_gemm(GemmTotals& total, const GemmTotals& g) {
 }
 
 // The measured steps (from `warmup_until` on) among the common ones; none is refused.
-int steady_steps(const std::set<int>& common, int warmup_until, const ImportOptions& o) {
+int steady_steps(const std::set<int>& common, int warmup_until, const BuildOptions& o) {
   int steady = 0;
   for (int x : common) steady += x >= warmup_until ? 1 : 0;
   if (steady == 0) {
@@ -243,7 +243,7 @@ void finish(runfile::RunFileContents& c, const ClassCounts& classes, ImportSumma
 
 }  // namespace
 
-ImportedRun build_run(std::vector<RankTrace> traces, const ImportOptions& o) {
+ImportedRun build_run(std::vector<RankTrace> traces, const BuildOptions& o) {
   if (traces.empty()) throw UsageError("import needs at least one trace file");
   ImportedRun out;
   ImportSummary& s = out.summary;

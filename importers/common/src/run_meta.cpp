@@ -45,7 +45,7 @@ std::vector<std::pair<std::string, std::string>> import_meta(const ImportSummary
           {meta::kGemmFlops, number(f.gemm.flops)}};
 }
 
-std::string import_echo(const ImportOptions& o, const ImportSummary& s, const RunFacts& f) {
+std::string import_echo(const BuildOptions& o, const ImportSummary& s, const RunFacts& f) {
   stepmodel::RunConfig c;
   c.experiment = o.experiment;
   c.config_label = o.label;

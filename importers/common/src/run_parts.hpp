@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "culprit/importers/import.hpp"
+#include "culprit/importers/build_run.hpp"
 #include "runfile/run_file.hpp"
 
 namespace culprit::importers {
@@ -62,6 +62,6 @@ struct RunFacts {
 // with an import section (stepmodel::to_json).
 std::vector<std::pair<std::string, std::string>> import_meta(const ImportSummary& s,
                                                              const RunFacts& f);
-std::string import_echo(const ImportOptions& o, const ImportSummary& s, const RunFacts& f);
+std::string import_echo(const BuildOptions& o, const ImportSummary& s, const RunFacts& f);
 
 }  // namespace culprit::importers

@@ -1,6 +1,7 @@
 #pragma once
 // Kineto JSON, streamed with simdjson's On-Demand API (no DOM of the file): the top-level
-// facts and one RawEvent per element of traceEvents.
+// facts and one RawEvent per element of traceEvents. An event whose "ph" (read before the fields
+// after it) is not a complete or duration event ('X', 'B', 'E') is handed on with its phase only.
 
 #include <cstdint>
 #include <map>

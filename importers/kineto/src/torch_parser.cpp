@@ -202,11 +202,16 @@ RankTrace parse_kineto(const std::string& bytes, const std::string& file) {
     copy = bytes;
     padded = &copy;
   }
+  // Room for every record the text can hold (a kept event is at least ~100 bytes of libkineto
+  // JSON): reserved pages that stay unused are never touched, so they cost no memory, and the
+  // records are never copied by the vector's growth (which held 1.5x of them at its peak).
+  t.records.reserve(bytes.size() / 96);
   BeginEndPairs pairs;
   auto add = [&](const RawEvent& e) {
     bool on_device = false;
     const RecordKind kind = kineto_kind(e.cat, e.name, on_device);
     if (kind == RecordKind::kOther && !on_device) return;
+    if (!on_device && t.process < 0 && e.pid > 0) t.process = e.pid << 24;  // globalPid layout
     add_record(t, e, kind, on_device, &t.kernel_classes);
   };
   const KinetoHeader h = tokenize_kineto(*padded, bytes.size(), file, [&](const RawEvent& e) {

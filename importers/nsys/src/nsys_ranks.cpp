@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "culprit/importers/nsys.hpp"
-#include "nsys_units.hpp"
+#include "culprit/importers/rank_units.hpp"
 
 namespace culprit::importers {
 namespace {

@@ -16,6 +16,10 @@ MODE b200:       gpu-kineto/b200_eager_trace.json.gz (--partial): nvjet GEMMs an
                  its call by correlation,
                  busy share = the union of kernel time / span (<= 100 %), GEMM FLOP/s and algbw/
                  busbw per operation from the oracle's own sums, no bandwidth from zero bytes.
+MODE kineto_gpus: a Kineto trace of one process driving two GPUs (derived from hta/nccl_parser_config:
+                 two_gpu_copy says every edit) is a rank per GPU (--json rank_rule, a warning),
+                 GPU 0's rank exactly the one-GPU file's events, kernels per GPU as the oracle
+                 counts them, one clock; --rank-by process keeps it one rank.
 MODE classes:    every other real trace (hta, nsys, torch-ddp in both layouts): ranks, steps,
                  kernel classes and collectives (calls per step, each paired with its execution;
                  HTA's sampled pair: each stored pair's size is its call's in both raw files)
@@ -413,6 +417,96 @@ def mode_b200():
           f"({ar.get('numerator')})")
 
 
+DEVICE_CATS = ("kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation")
+
+
+def two_gpu_copy(src, dst):
+    """A Kineto trace of one process driving two GPUs, derived from a real one-GPU libkineto trace
+    (hta/nccl_parser_config, rank 0 of 2). The edits, all of them: every device event of GPU 0
+    (kernels, memcpys, memsets, GPU annotations) is copied onto GPU 1 (pid 1, args.device 1),
+    2 us later, with its correlation id + 10^9; so is the CUDA runtime call that launched it (same
+    thread, 1 ns later, the new correlation id). Nothing else changes: the CPU timeline, the steps
+    and distributedInfo (rank 0, world size 2) are the real file's."""
+    d = load(src)
+    ev = d["traceEvents"]
+    device_corr = {e["args"]["correlation"] for e in ev
+                   if e.get("ph") == "X" and e.get("cat") in DEVICE_CATS and "correlation" in e.get("args", {})}
+    added = []
+    for e in ev:
+        if e.get("ph") != "X":
+            continue
+        args = e.get("args", {})
+        if e.get("cat") in DEVICE_CATS and e.get("pid") == 0:
+            c = json.loads(json.dumps(e))
+            c["pid"], c["ts"] = 1, e["ts"] + 2.0
+            if "device" in c.get("args", {}):
+                c["args"]["device"] = 1
+            if "correlation" in c.get("args", {}):
+                c["args"]["correlation"] += 10**9
+            added.append(c)
+        elif e.get("cat") in ("cuda_runtime", "cuda_driver") and args.get("correlation") in device_corr:
+            c = json.loads(json.dumps(e))
+            c["ts"] = e["ts"] + 0.001
+            c["args"]["correlation"] += 10**9
+            added.append(c)
+    d["traceEvents"] = ev + added
+    with open(dst, "w") as f:
+        json.dump(d, f)
+    return d
+
+
+def mode_kineto_gpus():
+    """Issue 34 item 1: a Kineto file whose process drives several GPUs is a rank per GPU."""
+    src = os.path.join(TRACES, "hta", "nccl_parser_config", "nccl_data.json.gz")
+    path = os.path.join(WORK, "rank0.json")
+    d = two_gpu_copy(src, path)
+    ev = d["traceEvents"]
+    per_device = {}
+    for e in ev:
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            dev = e["args"].get("device", e["pid"])
+            per_device[dev] = per_device.get(dev, 0) + 1
+    check(sorted(per_device) == [0, 1], f"kineto_gpus: the derived file's kernels are on GPUs {sorted(per_device)}")
+    one_db = fresh("kineto_one.db")
+    one = import_json([src], one_db, ["--partial"])
+    db = fresh("kineto_gpus.db")
+    info = import_json([path], db, ["--partial"])
+    if not info or not one:
+        return
+    world = d["distributedInfo"]["world_size"] * 2
+    check(info["ranks"] == 2 and info["world_size"] == world and info["partial"],
+          f"kineto_gpus: 2 ranks (a rank per GPU) of {info['world_size']} == 2 processes x 2 GPUs, partial")
+    check(info["rank_rule"] == "a rank per GPU of the process: its rank (distributedInfo) x 2 + the "
+          "GPU's place among its 2 GPUs", f"kineto_gpus: --json rank_rule says it ({info['rank_rule']!r})")
+    check(any("one process drives 2 GPUs (0, 1)" in w for w in info["warnings"]),
+          "kineto_gpus: a warning states the rule")
+    check(info["kernels"] == sum(per_device.values()) and info["steps"] == one["steps"]
+          and info["collectives"] == 2 * one["collectives"],
+          f"kineto_gpus: {info['kernels']} kernels == the oracle's {per_device}, {info['steps']} steps, "
+          f"{info['collectives']} collectives == 2 x the one-GPU file's {one['collectives']}")
+    ranks, ones = per_rank_events(db, info["run_id"]), per_rank_events(one_db, one["run_id"])
+    check(ranks.get(0) == ones.get(0),
+          f"kineto_gpus: rank 0 (GPU 0) holds exactly the one-GPU file's events ({ranks.get(0)} == {ones.get(0)})")
+    check(ranks.get(1, (0,))[0] == ranks.get(0, (0,))[0],
+          f"kineto_gpus: rank 1 (GPU 1) holds as many ({ranks.get(1)})")
+    con = sqlite3.connect(db)
+    devices = {r: n for r, n in con.execute(
+        "select rank, count(distinct device) from run_events where run_id = ? and device >= 0 group by rank",
+        (info["run_id"],))}
+    check(devices == {0: 1, 1: 1}, f"kineto_gpus: each rank's device events are on one GPU ({devices})")
+    clocks = list(con.execute("select rank, offset_ns from clock_models where run_id = ? order by rank",
+                              (info["run_id"],)))
+    check(all(o == 0 for _, o in clocks), f"kineto_gpus: one process's clock: offsets {clocks}")
+    check(attribution(db, info["run_id"]) is not None, "kineto_gpus: attribute runs")
+    by_process = import_json([path], fresh("kineto_process.db"), ["--partial", "--rank-by", "process"])
+    if by_process:
+        check(by_process["ranks"] == 1 and by_process["kernels"] == sum(per_device.values())
+              and by_process["world_size"] == d["distributedInfo"]["world_size"]
+              and by_process["rank_rule"] == "distributedInfo",
+              f"kineto_gpus: --rank-by process keeps the process one rank ({by_process['ranks']}, "
+              f"{by_process['kernels']} kernels, rule {by_process['rank_rule']!r})")
+
+
 def mode_classes():
     # Kineto traces from HTA (libkineto-written): classes of every kernel, as the oracle counts
     base = os.path.join(TRACES, "hta")
@@ -582,7 +676,8 @@ def check_torch_ddp(case, layout, folder):
           f"torch-ddp/{case}/{layout}: each (step, seq) is one collective on every rank, one size")
 
 
-{"nsys_multi": mode_nsys_multi, "b200": mode_b200, "classes": mode_classes}[MODE]()
+{"nsys_multi": mode_nsys_multi, "b200": mode_b200, "classes": mode_classes,
+ "kineto_gpus": mode_kineto_gpus}[MODE]()
 if FAILURES:
     print(f"{len(FAILURES)} check(s) failed")
     sys.exit(1)

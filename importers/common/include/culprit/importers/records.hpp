@@ -110,8 +110,10 @@ struct RankTrace {
   std::vector<std::pair<std::uint32_t, double>> op_flops;
   // Ranks read from one file share its clock exactly: their clock models are not estimated.
   std::string clock_domain;
-  std::int64_t process = -1;  // the rank's process (globalPid) when split from a file, else -1
-  int device = -1;            // the rank's device when split by device, else -1
+  // The rank's process (globalPid layout, rank_units.hpp) when split from a file, or the one
+  // process a Kineto file is of (its CPU events' pid); else -1.
+  std::int64_t process = -1;
+  int device = -1;  // the rank's device when split by device, else -1
 };
 
 }  // namespace culprit::importers

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "culprit/importers/import.hpp"
+#include "culprit/importers/build_run.hpp"
 #include "culprit/report/document.hpp"
 
 namespace culprit::report {

@@ -1,6 +1,9 @@
 #pragma once
-// The ranks inside one Nsight Systems export (private to importers/nsys): its units (a process
-// that ran kernels, or one of its devices) and each unit's records as a RankTrace.
+// The ranks inside one file, for every format whose file may hold several (an Nsight Systems
+// export of a node; a Kineto trace of a process that drives several GPUs): its units (a process
+// that ran kernels, or one of its devices) and each unit's records as a RankTrace. A record's
+// process (RankTrace::record_process) is in Nsight Systems' globalPid layout, the OS pid in bits
+// 24 and up (a format without globalPids stores pid << 24).
 
 #include <algorithm>
 #include <cstdint>
@@ -20,7 +23,7 @@ struct Unit {
 };
 
 struct ExportUnits {
-  RankTrace whole;                                  // the export as read
+  RankTrace whole;                                  // the file as read
   std::map<std::int64_t, std::set<int>> processes;  // that ran kernels, with their devices
   std::vector<Unit> units;                          // by (process, device)
 };

@@ -1,10 +1,11 @@
-// The ranks inside one Nsight Systems export (docs/importers.md, "Ranks"): `nsys profile` around
-// a node's launcher writes one report holding every local rank. A rank is a process (globalPid)
-// that ran kernels, or a device when one process drives several GPUs (or by --rank-by). Which
-// number each gets is nsys_ranks.cpp's.
+// The ranks inside one file (docs/importers.md, "Ranks"): `nsys profile` around a node's launcher
+// writes one report holding every local rank; a Kineto trace is one process's, which may drive
+// several GPUs. A rank is a process (globalPid) that ran kernels, or a device when one process
+// drives several GPUs (or by --rank-by). Which number each gets is the format's (nsys_ranks.cpp,
+// kineto_ranks.cpp).
 #include <utility>
 
-#include "nsys_units.hpp"
+#include "culprit/importers/rank_units.hpp"
 
 namespace culprit::importers {
 namespace {
@@ -51,6 +52,7 @@ RankTrace unit_trace(const RankTrace& t, const Unit& u,
   out.device = u.per_device ? u.device : -1;
   out.names = t.names;
   out.kernel_classes = t.kernel_classes;
+  auto flops = t.op_flops.begin();
   for (std::size_t i = 0; i < t.records.size(); ++i) {
     if (t.record_process[i] != u.process) continue;
     const TraceRecord& r = t.records[i];
@@ -60,6 +62,10 @@ RankTrace unit_trace(const RankTrace& t, const Unit& u,
       auto k = kernel_device.find(r.correlation);
       if (k != kernel_device.end() && k->second != u.device) continue;
     }
+    // A GEMM operator's FLOPs (by record index) follow its record.
+    while (flops != t.op_flops.end() && flops->first < i) ++flops;
+    if (flops != t.op_flops.end() && flops->first == i)
+      out.op_flops.emplace_back(static_cast<std::uint32_t>(out.records.size()), flops->second);
     out.records.push_back(r);
     if (!taken[i]) ++out.events_read;
     taken[i] = 1;

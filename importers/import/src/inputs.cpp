@@ -1,18 +1,14 @@
-// Reading the inputs: folders expanded, formats recognised (or as told), one RankTrace per file.
-#include "culprit/importers/import.hpp"
-
+// The inputs of an import: folders expanded into the trace files of the formats read.
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <utility>
+#include <string_view>
 
 #include "culprit/errors.hpp"
-#include "culprit/importers/input.hpp"
-#include "culprit/importers/kineto.hpp"
-#include "culprit/importers/nsys.hpp"
+#include "culprit/importers/import.hpp"
+#include "formats.hpp"
 
 namespace culprit::importers {
 namespace {
@@ -23,26 +19,29 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }
 
 bool is_trace_name(const std::string& name, Format f) {
-  const bool json = ends_with(name, ".json") || ends_with(name, ".json.gz");
-  const bool sqlite = ends_with(name, ".sqlite") || ends_with(name, ".sqlite3");
-  if (f == Format::kNsys) return sqlite;
-  if (f == Format::kKineto || f == Format::kLegacy) return json;
-  return json || sqlite;
+  for (const FormatReader& r : format_readers()) {
+    if (f != Format::kAuto && r.format != f) continue;
+    for (std::string_view ext : r.extensions) {
+      if (ends_with(name, ext)) return true;
+    }
+  }
+  return false;
 }
 
 // The file names a folder is searched for, as the messages say them.
 std::string trace_names(Format f) {
-  if (f == Format::kNsys) return ".sqlite or .sqlite3 files, as --format nsys reads";
-  if (f == Format::kKineto || f == Format::kLegacy) return ".json or .json.gz files";
-  return "trace file (.json, .json.gz, .sqlite or .sqlite3)";
-}
-
-bool is_sqlite_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[16] = {};
-  in.read(magic, sizeof magic);
-  return in.gcount() == 16 &&
-         std::string_view(magic, 16) == std::string_view("SQLite format 3\0", 16);
+  std::vector<std::string_view> names;
+  for (const FormatReader& r : format_readers()) {
+    if (f != Format::kAuto && r.format != f) continue;
+    for (std::string_view ext : r.extensions) {
+      if (std::find(names.begin(), names.end(), ext) == names.end()) names.push_back(ext);
+    }
+  }
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+  if (f == Format::kAuto) return "trace file (" + list + ")";
+  return list + " files, as --format " + format_name(f) + " reads";
 }
 
 // A folder may hold other JSON beside its traces (a config.json): a plain .json file small
@@ -95,35 +94,7 @@ std::string folder_hint(const std::string& folder, Format format) {
   return hint;
 }
 
-// Each --format and its name, the one list parse_format and format_name read.
-constexpr std::array<std::pair<Format, const char*>, 4> kFormatNames = {
-    {{Format::kAuto, "auto"},
-     {Format::kKineto, "kineto"},
-     {Format::kLegacy, "legacy"},
-     {Format::kNsys, "nsys"}}};
-
 }  // namespace
-
-Format parse_format(const std::string& text) {
-  for (const auto& [format, name] : kFormatNames) {
-    if (text == name) return format;
-  }
-  throw UsageError("unknown --format '" + text + "': use auto, kineto, legacy or nsys");
-}
-
-RankBy parse_rank_by(const std::string& text) {
-  if (text == "auto") return RankBy::kAuto;
-  if (text == "process") return RankBy::kProcess;
-  if (text == "device") return RankBy::kDevice;
-  throw UsageError("unknown --rank-by '" + text + "': use process or device (default auto)");
-}
-
-const char* format_name(Format format) {
-  for (const auto& [known, name] : kFormatNames) {
-    if (known == format) return name;
-  }
-  return "auto";
-}
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Format format,
                                        std::vector<std::string>* notes) {
@@ -161,33 +132,6 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& paths, Fo
     }
   }
   return files;
-}
-
-RankTrace read_trace(const std::string& path, Format format) {
-  if (format == Format::kNsys || (format == Format::kAuto && is_sqlite_file(path))) {
-    return parse_nsys(path);
-  }
-  const std::string bytes = read_input(path);
-  if (format == Format::kAuto) {
-    const std::size_t first = bytes.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) throw UsageError(path + ": the file is empty");
-    if (bytes[first] == '[') return parse_legacy(bytes, path);
-    if (bytes[first] == '{') return parse_kineto(bytes, path);
-    throw UsageError(path + ": byte offset " + std::to_string(first) +
-                     ": not a profiler trace (neither JSON nor an Nsight Systems SQLite export)");
-  }
-  if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw UsageError(path + ": the file is empty");
-  return format == Format::kLegacy ? parse_legacy(bytes, path) : parse_kineto(bytes, path);
-}
-
-ImportedRun import_traces(const std::vector<std::string>& paths, const ImportOptions& options) {
-  std::vector<std::string> notes;
-  const std::vector<std::string> files = expand_inputs(paths, options.format, &notes);
-  std::vector<RankTrace> traces = read_traces(files, options.format, options.rank_by);
-  if (!traces.empty())
-    traces.front().warnings.insert(traces.front().warnings.begin(), notes.begin(), notes.end());
-  return build_run(std::move(traces), options);
 }
 
 }  // namespace culprit::importers
