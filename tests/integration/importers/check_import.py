@@ -23,28 +23,12 @@ import sqlite3
 import subprocess
 import sys
 
+from checks import Checks
+
 CULPRIT, TRACES, WORK, MODE = sys.argv[1:5]
-FAILURES = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-
-
-def run(args, expect=0):
-    p = subprocess.run([CULPRIT] + args, capture_output=True, text=True)
-    if p.returncode != expect:
-        print("command:", " ".join(args), "rc", p.returncode, "\n", p.stdout[-2000:], p.stderr[-2000:])
-    return p
-
-
-def fresh(name):
-    path = os.path.join(WORK, name)
-    if os.path.exists(path):
-        os.remove(path)
-    return path
+CHECKS = Checks(CULPRIT, WORK)
+FAILURES = CHECKS.failures
+check, run, fresh = CHECKS.check, CHECKS.run, CHECKS.fresh
 
 
 def load_json(path):

@@ -18,33 +18,16 @@ import sqlite3
 import subprocess
 import sys
 
+from checks import Checks
+
 CULPRIT, TRACES, WORK = sys.argv[1:4]
-FAILURES = []
+CHECKS = Checks(CULPRIT, WORK)
+FAILURES = CHECKS.failures
+check, run, fresh = CHECKS.check, CHECKS.run, CHECKS.fresh
 CASE = os.path.join(TRACES, "torch-ddp", "ddp4-matmul-layer1")
 FILES = [os.path.join(CASE, "kineto", f"rank{r}.json.gz") for r in (2, 3)]
 IDS = {2, 3}
 RANK_KEYS = ("rank", "last_arriver", "last_rank", "first_rank", "last_finisher")
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-
-
-def run(args, expect=0):
-    p = subprocess.run([CULPRIT] + args, capture_output=True, text=True)
-    if p.returncode != expect:
-        print("command:", " ".join(args), "rc", p.returncode, "\n", p.stdout[-2000:], p.stderr[-2000:])
-    return p
-
-
-def fresh(name):
-    path = os.path.join(WORK, name)
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
-    return path
 
 
 def ranks_named(doc):
