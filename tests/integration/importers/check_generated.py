@@ -182,20 +182,50 @@ def work_ms(kineto_file, region, steps):
     return result
 
 
+def call_entry_ms(kineto_file, calls):
+    """The raw-trace oracle for a control whose collective is blamed on a loaded machine: per
+    ProfilerStep number n in `calls`, when the step's calls[n]-th c10d collective was entered, in
+    ms on the host's clock (every rank of a generated job runs on this one host, so the ranks'
+    Kineto timestamps share it). A rank that entered later than its peers was slower before it."""
+    events = [e for e in json.load(open(kineto_file))["traceEvents"] if e.get("ph") == "X"]
+    marks = {int(e["name"].split("#")[1]): (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
+             for e in events if e["name"].startswith("ProfilerStep#")}
+    entries = sorted(float(e["ts"]) for e in events if e["name"].startswith("c10d::"))
+    result = {}
+    for n, k in calls.items():
+        if n not in marks or k < 0:
+            continue
+        lo, hi = marks[n]
+        inside = [t for t in entries if lo <= t < hi]
+        if k < len(inside):
+            result[n] = inside[k] / 1000.0
+    return result
+
+
 def real_slowdown(folder, world, att):
     """Whether a control's culprit is a slowdown its raw trace shows: in at least half the
     steps it is blamed, the blamed rank's work in the blamed region took at least half the
-    blamed excess longer than its peers' median (work_ms, over the kineto layout's files)."""
+    blamed excess longer than its peers' median (work_ms), or, for a collective, the rank entered
+    it at least that much later than its peers' median (call_entry_ms), over the kineto layout's
+    files."""
     blamed = att["summary"]["culprit"]
-    steps = {s["step"]: s["culprit"]["excess_ms"] for s in att["steps"] if s["culprit"]
-             and (s["culprit"]["rank"], s["culprit"]["phase"]) == (blamed["rank"], blamed["phase"])}
-    ops = [work_ms(os.path.join(folder, "kineto", "rank%d.json" % r), blamed["phase"], steps)
-           for r in range(world)]
+    mine = [s for s in att["steps"] if s["culprit"]
+            and (s["culprit"]["rank"], s["culprit"]["phase"]) == (blamed["rank"], blamed["phase"])]
+    steps = {s["step"]: s["culprit"]["excess_ms"] for s in mine}
+    files = [os.path.join(folder, "kineto", "rank%d.json" % r) for r in range(world)]
+    if blamed["phase"].startswith("c10d::"):
+        # A collective is blamed for its late call: the rank's work before it ran longer.
+        calls = {s["step"]: s["culprit"]["collective"] for s in mine}
+        ops = [call_entry_ms(f, calls) for f in files]
+    else:
+        ops = [work_ms(f, blamed["phase"], steps) for f in files]
     def peers(n):  # the peers' median, as the attribution's excess is over the peer median
-        v = sorted(o.get(n, 0) for r, o in enumerate(ops) if r != blamed["rank"])
+        v = sorted(o[n] for r, o in enumerate(ops) if r != blamed["rank"] and n in o)
+        if not v:
+            return float("inf")
         return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
     shown = [n for n, excess in steps.items()
-             if ops[blamed["rank"]].get(n, 0) - peers(n) >= 0.5 * excess]
+             if n in ops[blamed["rank"]] and ops[blamed["rank"]][n] - peers(n) >= 0.5 * excess]
     return 2 * len(shown) >= len(steps) > 0
 
 
