@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "culprit/errors.hpp"
 #include "culprit/launch/execute.hpp"
@@ -103,6 +105,22 @@ class RecordingSink : public ProgressSink {
   void on_run_end(const RunProgress&, const RunReport&) override { ++ends; }
 };
 
+// A one-rank cpu configuration running `command`, launched by a plain "mpirun": what the
+// placeholder tests fill in.
+manifest::Configuration one_rank_command(std::vector<std::string> command) {
+  manifest::Configuration c;
+  c.backend = "cpu";
+  c.ranks = 1;
+  c.command = std::move(command);
+  return c;
+}
+
+LaunchEnvironment plain_mpirun() {
+  LaunchEnvironment env;
+  env.mpirun = "mpirun";
+  return env;
+}
+
 }  // namespace
 
 TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, binding, env") {
@@ -175,27 +193,18 @@ TEST_CASE("mpirun argv: ranks, oversubscription only beyond the slots, root, bin
 }
 
 TEST_CASE("item 9 (#38): only {config} and {out} are replaced, {{ and }} are literal braces") {
-  LaunchEnvironment env;
-  env.mpirun = "mpirun";
-  manifest::Configuration c;
-  c.backend = "cpu";
-  c.ranks = 1;
-  c.command = {
-      "sh",          "-c",          "echo ${HOME} {{config}} | awk '{print $1}'", R"({"lr": 0.1})",
-      "--out={out}", "{{{config}}}"};
-  const auto cmd = build_launch_command(c, "/w/c.json", "/w/r.db", env);
+  const manifest::Configuration c =
+      one_rank_command({"sh", "-c", "echo ${HOME} {{config}} | awk '{print $1}'", R"({"lr": 0.1})",
+                        "--out={out}", "{{{config}}}"});
+  const auto cmd = build_launch_command(c, "/w/c.json", "/w/r.db", plain_mpirun());
   const std::vector<std::string> tail(cmd.argv.end() - 6, cmd.argv.end());
   CHECK(tail == std::vector<std::string>{"sh", "-c", "echo ${HOME} {config} | awk '{print $1}'",
                                          R"({"lr": 0.1})", "--out=/w/r.db", "{/w/c.json}"});
 }
 
 TEST_CASE("placeholders and CULPRIT_* are absolute; the Python module is on PYTHONPATH") {
-  LaunchEnvironment env;
-  env.mpirun = "mpirun";
-  manifest::Configuration c;
-  c.backend = "cpu";
-  c.ranks = 1;
-  c.command = {"./wrapper", "{config}", "--out={out}"};
+  LaunchEnvironment env = plain_mpirun();
+  manifest::Configuration c = one_rank_command({"./wrapper", "{config}", "--out={out}"});
   const std::string cwd = std::filesystem::current_path().string();
   auto cmd = build_launch_command(c, "s.db.runs/1.1/config.json", "s.db.runs/./1.1/run.db", env);
   CHECK(cmd.env.at("CULPRIT_CONFIG") == cwd + "/s.db.runs/1.1/config.json");

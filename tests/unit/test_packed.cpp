@@ -89,6 +89,32 @@ std::unique_ptr<Db> store_with_run(const std::string& path) {
   return store;
 }
 
+// A run file of awkward_events(2) at temp(name + ".run.db"), then broken by the SQL `damage`.
+std::string damaged_run_file(const std::string& name, const std::string& damage) {
+  const std::string path = temp(name + ".run.db");
+  stepclock::RunFileContents c;
+  c.names = {"step", "gemm.fwd", "allreduce"};
+  c.events = awkward_events(2);
+  stepclock::write_run_file(path, c);
+  Db file(path);
+  file.exec(damage);
+  return path;
+}
+
+// copy_run of the run file at `path` into a store (temp(store_name + ".db"), removed after)
+// throws an error that contains `expected`.
+void check_copy_refused(const std::string& path, const std::string& store_name,
+                        const std::string& expected) {
+  const std::string store_path = temp(store_name + ".db");
+  {
+    auto store = store_with_run(store_path);
+    AttachedRunFile attached(*store, path);
+    Transaction tx(*store);
+    CHECK_THROWS_WITH(copy_run(*store, &attached, 1), doctest::Contains(expected.c_str()));
+  }
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
+}
+
 }  // namespace
 
 TEST_CASE("a pack round-trips every value, widths 0 to 8") {
@@ -298,24 +324,10 @@ TEST_CASE("a format-2 run file (rows, no packs) is still loaded and ingested int
 }
 
 TEST_CASE("a run file with a damaged pack is refused at ingest, the store unchanged") {
-  const std::string path = temp("damaged.run.db");
-  stepclock::RunFileContents c;
-  c.names = {"step", "gemm.fwd", "allreduce"};
-  c.events = awkward_events(2);
-  stepclock::write_run_file(path, c);
-  {
-    Db file(path);
-    file.exec("UPDATE event_packs SET data = substr(data, 1, length(data) - 1) WHERE rank = 1");
-  }
-  const std::string store_path = temp("damaged.db");
-  {
-    auto store = store_with_run(store_path);
-    AttachedRunFile attached(*store, path);
-    Transaction tx(*store);
-    CHECK_THROWS_WITH(copy_run(*store, &attached, 1), doctest::Contains("event pack of rank 1"));
-  }
+  const std::string path = damaged_run_file(
+      "damaged", "UPDATE event_packs SET data = substr(data, 1, length(data) - 1) WHERE rank = 1");
+  check_copy_refused(path, "damaged", "event pack of rank 1");
   CHECK_THROWS_WITH(load_run_file(path), doctest::Contains("event pack of rank 1"));
-  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
   fs::remove(path);
 }
 
@@ -530,25 +542,9 @@ TEST_CASE("copy_run shows the step events it writes, as the stored run holds the
 }
 
 TEST_CASE("a run file whose pack names an event name it lacks is refused at ingest") {
-  const std::string path = temp("unnamed.run.db");
-  stepclock::RunFileContents c;
-  c.names = {"step", "gemm.fwd", "allreduce"};
-  c.events = awkward_events(2);
-  stepclock::write_run_file(path, c);
-  {
-    Db file(path);
-    file.exec("DELETE FROM event_names WHERE id = 2");
-  }
-  const std::string store_path = temp("unnamed.db");
-  {
-    auto store = store_with_run(store_path);
-    AttachedRunFile attached(*store, path);
-    Transaction tx(*store);
-    const std::string expected = "bad run file " + path +
-                                 ": event pack of rank 0: event name id 2 is not in the names "
-                                 "table";
-    CHECK_THROWS_WITH(copy_run(*store, &attached, 1), doctest::Contains(expected.c_str()));
-  }
-  for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
+  const std::string path = damaged_run_file("unnamed", "DELETE FROM event_names WHERE id = 2");
+  check_copy_refused(
+      path, "unnamed",
+      "bad run file " + path + ": event pack of rank 0: event name id 2 is not in the names table");
   fs::remove(path);
 }

@@ -617,32 +617,64 @@ TEST_CASE("a format-1 run file is still loaded and ingested") {
   fs::remove(path);
 }
 
+namespace {
+
+// A child process that holds a store's writer lock (what `hold` returns, kept until it is
+// killed) so that the test meets another culprit writing the store; the constructor returns
+// once the child holds it.
+class LockHolder {
+ public:
+  template <typename Hold>
+  explicit LockHolder(Hold hold) {
+    REQUIRE(pipe(ready_) == 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      auto held = hold();
+      char byte = 1;
+      [[maybe_unused]] auto n = write(ready_[1], &byte, 1);
+      pause();
+      _exit(0);
+    }
+    char byte = 0;
+    REQUIRE(read(ready_[0], &byte, 1) == 1);
+  }
+  LockHolder(const LockHolder&) = delete;
+  LockHolder& operator=(const LockHolder&) = delete;
+  ~LockHolder() { stop(); }
+
+  pid_t pid() const { return pid_; }
+  // How the refusal names this holder.
+  std::string refusal() const {
+    return "being written by another culprit (pid " + std::to_string(pid_) + " on ";
+  }
+  // Kills the child: its lock file stays behind, as a crashed culprit's would.
+  void stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    close(ready_[0]);
+    close(ready_[1]);
+    pid_ = -1;
+  }
+
+ private:
+  int ready_[2] = {-1, -1};
+  pid_t pid_ = -1;
+};
+
+}  // namespace
+
 TEST_CASE("one writer per store: a second process is refused naming the holder") {
   const auto path = (fs::temp_directory_path() / "culprit_unit_lock.db").string();
   fs::remove(path + ".lock");
-  int ready[2];
-  REQUIRE(pipe(ready) == 0);
-  const pid_t child = fork();
-  if (child == 0) {
-    auto lock = WriterLock::acquire(path);
-    char byte = 1;
-    [[maybe_unused]] auto n = write(ready[1], &byte, 1);
-    pause();
-    _exit(0);
-  }
-  char byte = 0;
-  REQUIRE(read(ready[0], &byte, 1) == 1);
-  const std::string holder =
-      "being written by another culprit (pid " + std::to_string(child) + " on ";
-  CHECK_THROWS_WITH_AS(WriterLock::acquire(path), doctest::Contains(holder.c_str()),
+  LockHolder child([&] { return WriterLock::acquire(path); });
+  CHECK_THROWS_WITH_AS(WriterLock::acquire(path), doctest::Contains(child.refusal().c_str()),
                        culprit::UsageError);
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  close(ready[0]);
-  close(ready[1]);
+  const pid_t holder = child.pid();
+  child.stop();
   // The dead holder's file stays; the next writer takes it over and says whose it was.
   auto lock = WriterLock::acquire(path);
-  CHECK(lock->stale_holder().find("pid " + std::to_string(child)) == 0);
+  CHECK(lock->stale_holder().find("pid " + std::to_string(holder)) == 0);
   CHECK(WriterLock::acquire(path) == lock);  // shared within one process
   lock.reset();
   CHECK_FALSE(fs::exists(path + ".lock"));
@@ -657,29 +689,13 @@ TEST_CASE("item 1 (#38): the writer lock is the store's file, not the name it wa
   { auto db = open_store(path); }
   fs::create_symlink(path, dir / "link.db");
   fs::create_hard_link(path, dir / "hard.db");
-  int ready[2];
-  REQUIRE(pipe(ready) == 0);
-  const pid_t child = fork();
-  if (child == 0) {
-    auto db = open_store(path);
-    char byte = 1;
-    [[maybe_unused]] auto n = write(ready[1], &byte, 1);
-    pause();
-    _exit(0);
-  }
-  char byte = 0;
-  REQUIRE(read(ready[0], &byte, 1) == 1);
-  const std::string holder =
-      "being written by another culprit (pid " + std::to_string(child) + " on ";
-  CHECK_THROWS_WITH_AS(open_store((dir / "link.db").string()), doctest::Contains(holder.c_str()),
-                       culprit::UsageError);
+  LockHolder child([&] { return open_store(path); });
+  CHECK_THROWS_WITH_AS(open_store((dir / "link.db").string()),
+                       doctest::Contains(child.refusal().c_str()), culprit::UsageError);
   CHECK_THROWS_WITH_AS(open_store((dir / "hard.db").string()),
                        doctest::Contains("through another name of the same file (a hard link)"),
                        culprit::UsageError);
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  close(ready[0]);
-  close(ready[1]);
+  child.stop();
   { auto db = open_store((dir / "hard.db").string()); }  // free again once the holder is gone
   CHECK(writer_lock_path((dir / "link.db").string()) == writer_lock_path(path));
   fs::remove_all(dir);

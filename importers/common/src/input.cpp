@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 
+#include "culprit/common/utf8.hpp"
 #include "culprit/errors.hpp"
 
 namespace culprit::importers {
@@ -128,38 +129,6 @@ std::string read_input(const std::string& path) {
   if (bytes.starts_with("\xEF\xBB\xBF")) bytes.replace(0, 3, "   ");
   return bytes;
 }
-
-namespace {
-
-// The length of the valid UTF-8 sequence at s[i], 0 when none starts there (RFC 3629: no
-// overlong forms, no surrogates, nothing above U+10FFFF).
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
-  }
-  return n;
-}
-
-}  // namespace
 
 std::size_t first_invalid_utf8(std::string_view text) {
   if (simdjson::validate_utf8(text.data(), text.size())) return std::string_view::npos;

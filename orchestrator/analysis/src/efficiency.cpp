@@ -209,6 +209,29 @@ std::vector<std::pair<double, double>> busy_spans(const Timeline& t, std::size_t
   return merged;
 }
 
+// A simulated or instrumented run's GEMM rate: the model's GEMM FLOP over the time its gemm*
+// events took in the steady steps (an imported run's comes from its kernels' meta instead).
+Ratio recorded_gemm_rate(const Timeline& timeline, double flops_per_rank, int steady_steps) {
+  const storage::RunData& run = *timeline.run;
+  const double ranks = run.ranks;
+  double gemm_ns = 0, gemm_events = 0;
+  std::vector<bool> is_gemm(run.names.size());
+  for (std::size_t n = 0; n < run.names.size(); ++n)
+    is_gemm[n] = run.names[n].rfind("gemm", 0) == 0;
+  for (const storage::Event& e : run.events) {
+    if (e.kind != storage::EventKind::kCompute || !steady(timeline, e) || !is_gemm[e.name])
+      continue;
+    gemm_ns += static_cast<double>(e.end_ns - e.begin_ns);
+    ++gemm_events;
+  }
+  // model_flops_per_step counts the GEMMs of one rank's step.
+  Ratio rate = ratio("GEMM achieved", flops_per_rank * steady_steps * ranks, "GEMM FLOP",
+                     gemm_ns * 1e-9, "s in GEMMs", "FLOP/s");
+  if (flops_per_rank <= 0) rate.missing = "the run has no meta model_flops_per_step";
+  if (gemm_events == 0) rate.missing = "the run has no GEMM events";
+  return rate;
+}
+
 }  // namespace
 
 Efficiency efficiency(const Timeline& timeline, const std::vector<CollectiveTiming>& collectives,
@@ -238,31 +261,9 @@ Efficiency efficiency(const Timeline& timeline, const std::vector<CollectiveTimi
     eff.mfu.missing = "peak FLOP/s per device unknown (model.peak_flops)";
   if (flops_per_rank <= 0) eff.mfu.missing = "the run has no meta model_flops_per_step";
 
-  if (run.meta.count(runfile::meta::kGemmKernels)) {
-    eff.gemm_rate = imported_gemm_rate(run);
-    bandwidth(run, collectives, eff);
-    eff.exposed_comm =
-        ratio("exposed communication", exposed_ns / 1e6, "ms exposed on the critical path",
-              step_time_ns / 1e6, "ms of step time", "");
-    eff.visual_overlap = visual_overlap(timeline);
-    return eff;
-  }
-  double gemm_ns = 0, gemm_events = 0;
-  std::vector<bool> is_gemm(run.names.size());
-  for (std::size_t n = 0; n < run.names.size(); ++n)
-    is_gemm[n] = run.names[n].rfind("gemm", 0) == 0;
-  for (const storage::Event& e : run.events) {
-    if (e.kind != storage::EventKind::kCompute || !steady(timeline, e) || !is_gemm[e.name])
-      continue;
-    gemm_ns += static_cast<double>(e.end_ns - e.begin_ns);
-    ++gemm_events;
-  }
-  // model_flops_per_step counts the GEMMs of one rank's step.
-  eff.gemm_rate = ratio("GEMM achieved", flops_per_rank * steady_steps * ranks, "GEMM FLOP",
-                        gemm_ns * 1e-9, "s in GEMMs", "FLOP/s");
-  if (flops_per_rank <= 0) eff.gemm_rate.missing = "the run has no meta model_flops_per_step";
-  if (gemm_events == 0) eff.gemm_rate.missing = "the run has no GEMM events";
-
+  eff.gemm_rate = run.meta.count(runfile::meta::kGemmKernels)
+                      ? imported_gemm_rate(run)
+                      : recorded_gemm_rate(timeline, flops_per_rank, steady_steps);
   bandwidth(run, collectives, eff);
   eff.exposed_comm =
       ratio("exposed communication", exposed_ns / 1e6, "ms exposed on the critical path",

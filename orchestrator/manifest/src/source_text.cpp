@@ -7,41 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "culprit/common/utf8.hpp"
 #include "culprit/errors.hpp"
 #include "diagnostics.hpp"
 
 namespace culprit::manifest::detail {
 namespace {
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0 when it is invalid.
-std::size_t utf8_sequence(const std::string& text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  std::size_t length = 0;
-  unsigned min_next = 0x80, max_next = 0xBF;
-  if (lead < 0x80) return 1;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) min_next = 0xA0;  // no overlong forms
-    if (lead == 0xED) max_next = 0x9F;  // no surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) min_next = 0x90;
-    if (lead == 0xF4) max_next = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  for (std::size_t k = 1; k < length; ++k) {
-    const unsigned next = byte(i + k);
-    const unsigned lo = k == 1 ? min_next : 0x80;
-    const unsigned hi = k == 1 ? max_next : 0xBF;
-    if (next < lo || next > hi) return 0;
-  }
-  return length;
-}
 
 [[noreturn]] void not_text(const std::string& text, const std::string& path, std::size_t offset,
                            const std::string& what) {

@@ -8,27 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "culprit/common/reduced_from.hpp"
 #include "culprit/storage/db.hpp"
 
 namespace culprit::storage {
 
-// [reduced_from] of a reduced experiment (`culprit reduce`): the pair of runs it reproduces.
-struct ReducedFromRecord {
-  std::int64_t baseline_run = 0;
-  std::int64_t candidate_run = 0;
-  double baseline_median_ms = 0;
-  double candidate_median_ms = 0;
-  double delta_ms = 0;
-  std::optional<double> shift_ms;  // the configurations' Hodges-Lehmann shift, when known
-  std::vector<int> shift_runs;     // the two configurations' ok runs behind shift_ms
-  std::string db;                  // the store the runs came from, as given to reduce
-  std::vector<int> excess_steps;   // hiccup steps (positions), empty when none
-  std::optional<double> step_excess_ms;
-  // What the reduced experiment must reproduce: shift_ms when known, else delta_ms.
-  double target_ms() const { return shift_ms.value_or(delta_ms); }
-
-  bool operator==(const ReducedFromRecord&) const = default;
-};
+// [reduced_from] of a reduced experiment (`culprit reduce`): the pair of runs it reproduces,
+// stored as the manifest said it (common/reduced_from.hpp).
+using ReducedFromRecord = culprit::ReducedFrom;
 
 // The settings an experiment is judged by, and where it came from.
 struct ExperimentSettingsRecord {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "culprit/common/reduced_from.hpp"
 #include "stepmodel/config.hpp"
 
 namespace culprit::manifest {
@@ -53,27 +54,8 @@ struct ExperimentSettings {
   bool operator==(const ExperimentSettings&) const = default;
 };
 
-// [reduced_from]: the pair of runs a reduced experiment (`culprit reduce`) was made from, so
-// `culprit explain` can say how much of the original change each cause reproduces.
-struct ReducedFrom {
-  std::int64_t baseline_run = 0;
-  std::int64_t candidate_run = 0;
-  double baseline_median_ms = 0;
-  double candidate_median_ms = 0;
-  double delta_ms = 0;
-  // The Hodges-Lehmann shift between the runs' configurations, when both had several runs.
-  std::optional<double> shift_ms;
-  std::vector<int> shift_runs;  // the two configurations' ok run counts behind shift_ms
-  std::string db;               // the store the runs came from, as given to reduce
-  // Causes that hit a few steps only (a hiccup moves no median): those steps (positions, from
-  // 0) and the candidate's mean step excess there over its own median step.
-  std::vector<int> excess_steps;
-  std::optional<double> step_excess_ms;
-  // What the reduced experiment must reproduce: shift_ms when known, else delta_ms.
-  double target_ms() const { return shift_ms.value_or(delta_ms); }
-
-  bool operator==(const ReducedFrom&) const = default;
-};
+// [reduced_from] (common/reduced_from.hpp): one type with the settings the store keeps.
+using culprit::ReducedFrom;
 
 struct Configuration {
   std::string label;       // "baseline", "version=v2", "ranks=4", "delay=rank1:gemm.fwd:l1:40ms"
