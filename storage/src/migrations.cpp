@@ -297,10 +297,11 @@ CREATE TABLE run_telemetry (
 // Version 7: the rest of an experiment's settings as it ran (issues 33 and 37): how its runs
 // were sampled ("adaptive": `culprit run` added runs while a comparison was inconclusive, so
 // every comparison is judged at alpha over the planned looks; "fixed", every experiment stored
-// before, made its planned runs only), the block of adaptive sampling and the planned looks (0 for rows stored before: unknown, read as the block culprit
-// always used), and [reduced_from] of a reduced experiment (NULL when it is not one), which
-// explain read by parsing the stored manifest. SQL cannot read TOML: an older reduced
-// experiment is marked reduced_from_lost, and `culprit run` of its manifest stores the pair.
+// before, made its planned runs only), the block of adaptive sampling and the planned looks (0 for
+// rows stored before: unknown, read as the block culprit always used), and [reduced_from] of a
+// reduced experiment (NULL when it is not one), which explain read by parsing the stored manifest.
+// SQL cannot read TOML: an older reduced experiment is marked reduced_from_lost, and `culprit run`
+// of its manifest stores the pair.
 constexpr const char* kVersion7Settings = R"sql(
 ALTER TABLE experiment_settings ADD COLUMN sampling TEXT NOT NULL DEFAULT 'fixed';
 ALTER TABLE experiment_settings ADD COLUMN block INTEGER NOT NULL DEFAULT 0;

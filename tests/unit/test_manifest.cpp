@@ -18,8 +18,8 @@
 #include "culprit/manifest/manifest.hpp"
 #include "culprit/manifest/planner.hpp"
 #include "culprit/manifest/write.hpp"
-#include "manifest_round_trip.hpp"
 #include "culprit/report/plan_report.hpp"
+#include "manifest_round_trip.hpp"
 #include "stepmodel/config.hpp"
 
 namespace fs = std::filesystem;
