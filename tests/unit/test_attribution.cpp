@@ -418,3 +418,44 @@ TEST_CASE("a partial import cannot decide at collectives whose members were not 
     CHECK_FALSE(a.cannot_decide.empty());
   }
 }
+
+// Hand-written, the shape of a LAMMPS control on a loaded host (integration.pmpi.lammps_validate:
+// rank 0 compute>MPI_Wait +0.20 ms in 31/60 steps while its peer waited 0.02 ms a step): the
+// work before the all-reduce is split differently on the two ranks, so rank 0's "compute" is 1 ms
+// longer than rank 1's and its "pre" 1 ms shorter; rank 0 arrives last by a hair in every step,
+// and its peer waits 1 us for it: the divergence costs nothing.
+TEST_CASE("a divergence that costs its steps nothing is not a cause") {
+  // `early_ms`: how much shorter rank 0's "pre" is than its peer's (its "compute" is 1 ms longer).
+  auto run_with = [](double early_ms) {
+    culprit::testing::RunBuilder b(2);
+    for (int step = 0; step < 12; ++step) {
+      const double t0 = 20.0 * step;
+      const double jitter = 0.002 * (step % 3);
+      const double arrival0 = t0 + 11.001 - early_ms + jitter;
+      const double done = std::max(arrival0, t0 + 10 + jitter) + 0.5;
+      b.phase(0, step, 0, -1, "pre", t0, t0 + 5 - early_ms)
+          .phase(0, step, 0, 0, "compute", t0 + 5 - early_ms, arrival0)
+          .collective(0, step, 0, arrival0, done)
+          .step(0, step, t0, done);
+      b.phase(1, step, 0, -1, "pre", t0, t0 + 5)
+          .phase(1, step, 0, 0, "compute", t0 + 5, t0 + 10 + jitter)
+          .collective(1, step, 0, t0 + 10 + jitter, done)
+          .step(1, step, t0, done);
+    }
+    return analysis::attribute_run(b.build());
+  };
+  const analysis::RunAttribution costless = run_with(1.0);
+  CHECK_FALSE(costless.culprit.found);
+  CHECK(contains_text(costless.costless_note,
+                      "rank 0 compute layer 0 diverged by +1.00 ms in 12/12 steps"));
+  CHECK(contains_text(costless.costless_note, "the ranks waited for it 0.00 ms a step"));
+  CHECK(costless.what_if.rank == -1);
+  // The same divergence that delays the all-reduce (rank 0's "pre" as long as its peer's): the
+  // cause; its peer waits 1 ms for it, and that is what the what-if saves.
+  const analysis::RunAttribution costly = run_with(0.0);
+  REQUIRE(costly.culprit.found);
+  CHECK(costly.culprit.rank == 0);
+  CHECK(costly.culprit.phase == "compute");
+  CHECK(costly.costless_note.empty());
+  CHECK(costly.what_if.saved_ms() == doctest::Approx(1.0).epsilon(0.01));
+}

@@ -39,12 +39,8 @@ void write_summary(JsonWriter& json, const analysis::RunAttribution& a) {
   json.field("partial", a.partial);
   json.field("incomplete_collectives", a.incomplete_collectives);
   json.field_or_null("cannot_decide", a.cannot_decide);
-  json.key("noise_note");
-  if (a.noise_note.empty()) {
-    json.null();
-  } else {
-    json.value(a.noise_note);
-  }
+  json.field_or_null("noise_note", a.noise_note);
+  json.field_or_null("costless_note", a.costless_note);
   json.key("delay_costs")
       .begin_object()
       .field("total_wait_ms", ms(a.costs.total_wait_ns))
@@ -288,11 +284,11 @@ std::string culprit_lines(const analysis::RunAttribution& a) {
   const analysis::RunCulprit& c = a.culprit;
   if (!c.found) {
     return out +
-           (!a.cannot_decide.empty() ? "culprit: cannot decide - " + a.cannot_decide
-            : a.noise_note.empty()
-                ? "culprit: none - no phase diverges from its peers beyond noise in "
-                  "enough steps"
-                : "culprit: cannot decide - " + a.noise_note) +
+           (!a.cannot_decide.empty()   ? "culprit: cannot decide - " + a.cannot_decide
+            : !a.noise_note.empty()    ? "culprit: cannot decide - " + a.noise_note
+            : !a.costless_note.empty() ? "culprit: none - " + a.costless_note
+                                       : "culprit: none - no phase diverges from its peers beyond "
+                                         "noise in enough steps") +
            "\n";
   }
   out += fmt::format(

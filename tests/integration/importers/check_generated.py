@@ -58,6 +58,30 @@ def cut_last_step(truth, info):
     return int(any(f"without their execution in step(s) {last} " in w for w in info["warnings"]))
 
 
+def whole_steps(kineto_folder, world):
+    """The raw-trace oracle of a generated window's step count: the ProfilerSteps in which every
+    rank recorded a gloo execution for each of its c10d calls (executions that start before the
+    rank's next step). The profiler can stop before the worker records the window's last one, and
+    on a loaded machine it has also lost one in the middle of a window (CI, w2 and w4 control-7:
+    rank 0's step 36 all-reduce without its execution); the import leaves such steps out."""
+    whole = None
+    for r in range(world):
+        events = [e for e in json.load(open(os.path.join(kineto_folder, "rank%d.json" % r)))
+                  ["traceEvents"] if e.get("ph") == "X"]
+        marks = sorted((float(e["ts"]), float(e["ts"]) + float(e["dur"]), e["name"])
+                       for e in events if e["name"].startswith("ProfilerStep#"))
+        calls = [float(e["ts"]) for e in events if e["name"].startswith("c10d::")]
+        works = [float(e["ts"]) for e in events if e["name"].startswith("gloo:")]
+        mine = set()
+        for i, (lo, hi, name) in enumerate(marks):
+            until = marks[i + 1][0] if i + 1 < len(marks) else float("inf")
+            n_calls = sum(lo <= t < hi for t in calls)
+            if sum(lo <= t < until for t in works) >= n_calls:
+                mine.add(name)
+        whole = mine if whole is None else whole & mine
+    return len(whole or ())
+
+
 def region_lead_ms(traces, rank, region):
     """The raw-trace oracle for a control generated on a loaded machine, where another process
     can really slow one rank: the median over profiler steps of how much longer `region` took
@@ -129,10 +153,11 @@ def windows_verdict(culprit, traces, db):
     if not got:
         return "failed", "import or attribute failed"
     info, att = got
-    truth = json.load(open(os.path.join(os.path.dirname(traces.rstrip("/")), "truth.json")))
+    folder = os.path.dirname(traces.rstrip("/"))
+    truth = json.load(open(os.path.join(folder, "truth.json")))
     blamed = att["summary"]["culprit"]
     detail = f"culprit {blamed and (blamed['rank'], blamed['phase'], blamed['excess_ms'])}"
-    steps = len(truth["profiler_steps"]) - cut_last_step(truth, info)
+    steps = whole_steps(os.path.join(folder, "kineto"), truth["world_size"])
     if info["ranks"] != truth["world_size"] or info["steps"] != steps:
         return "failed", f"{info['ranks']} ranks, {info['steps']} steps ({detail})"
     if blamed is None:
@@ -144,7 +169,7 @@ def windows_verdict(culprit, traces, db):
     # On a loaded machine a rank can be CPU-starved for longer than the injection: blaming that
     # is right when the raw trace shows it, and the table says so apart from the named sets.
     larger = s is None or blamed["excess_ms"] > s["ms"]
-    if larger and real_slowdown(os.path.dirname(traces.rstrip("/")), truth["world_size"], att):
+    if larger and real_slowdown(folder, truth["world_size"], att):
         return "slowdown", detail + " (its raw trace shows the rank slower there)"
     return "wrong", detail
 
@@ -152,9 +177,13 @@ def windows_verdict(culprit, traces, db):
 def work_ms(kineto_file, region, steps):
     """The raw-trace oracle for a control blamed on a loaded machine: per ProfilerStep number in
     `steps`, the time of `region` on the main thread less the time one of the step's collectives
-    was in flight meanwhile (from the c10d call's entry to the end of the gloo execution paired
-    with it in order), in ms. A rank whose region took longer by that measure was really slower
-    there (CPU-starved), not waiting for a peer, whatever the attribution says."""
+    was in flight meanwhile (from the return of the c10d call to the end of the gloo execution
+    paired with it in order), in ms. A rank whose region took longer by that measure was really
+    slower there (CPU-starved), not waiting for a peer, whatever the attribution says. The call
+    itself counts as the rank's own time: DDP's all-reduce call only enqueues the work (the wait
+    for the peers is in the work's wait, after it returns), so a call that took milliseconds is
+    a main thread that did not get a CPU (CI, w2 control-0 beside a busy core: rank 0's call took
+    3.8 ms against its peer's 12 us, and attribution blamed rank 0's backward +3.79 ms)."""
     events = [e for e in json.load(open(kineto_file))["traceEvents"] if e.get("ph") == "X"]
     span = lambda e: (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
     marks = {int(e["name"].split("#")[1]): span(e) for e in events
@@ -168,7 +197,7 @@ def work_ms(kineto_file, region, steps):
         lo, hi = marks[n]
         mine = [c for c in calls if lo <= c[0] < hi]
         done = [w for w in works if lo <= w[0] < hi]
-        flights = [(c[0], w[1]) for c, w in zip(mine, done)] if len(mine) == len(done) else []
+        flights = [(c[1], w[1]) for c, w in zip(mine, done)] if len(mine) == len(done) else []
         total = 0.0
         for b, e in (span(x) for x in events if x["name"] == region and lo <= float(x["ts"]) < hi):
             covered, reached = 0.0, b

@@ -96,6 +96,11 @@ struct RunAttribution {
   // Non-empty when noise could not be estimated without the straggler (PhaseStats::noise_note):
   // "culprit: none" then means "cannot decide", not "nobody".
   std::string noise_note;
+  // Non-empty when the divergence that held enough steps cost them nothing: at the collective
+  // the walk reached it through, the ranks waited for it less than a quarter of its excess (work
+  // split differently between phases on each rank, lateness that alternates between ranks).
+  // Such a divergence is not a cause: no culprit, and this says why.
+  std::string costless_note;
   DelayCosts costs;  // over steady-state collectives
   WhatIf what_if;    // culprit rank at the peers' median (rank -1: no culprit)
   Efficiency efficiency;
