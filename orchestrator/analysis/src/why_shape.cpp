@@ -43,7 +43,7 @@ std::optional<PhaseShape> shape_of_run(storage::Db& store, std::int64_t run, con
 
 std::optional<PhaseShape> phase_shape(storage::Db& store, const Explanation& e) {
   if (e.candidate_runs.empty()) return std::nullopt;
-  const auto candidate = shape_of_run(store, e.candidate_runs.front(), e.culprit);
+  auto candidate = shape_of_run(store, e.candidate_runs.front(), e.culprit);
   if (!candidate || e.baseline_runs.empty()) return candidate;
   // One FLOP count serves both sides: only when the baseline's shape is the same.
   const auto baseline = shape_of_run(store, e.baseline_runs.front(), e.culprit);

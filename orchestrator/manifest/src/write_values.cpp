@@ -53,7 +53,7 @@ std::string toml_number(double value) {
   if (value == 0) return "0";
   if (std::abs(value) < kExactIntegers) {
     for (int decimals = 0; decimals <= 17; ++decimals) {
-      const std::string text = fmt::format("{:.{}f}", value, decimals);
+      std::string text = fmt::format("{:.{}f}", value, decimals);
       if (std::strtod(text.c_str(), nullptr) == value) return text;
     }
   }
