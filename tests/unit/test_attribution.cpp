@@ -187,6 +187,62 @@ TEST_CASE("what-if: the step time had the blamed rank's phases taken the peer me
   for (const auto& s : a.steps) CHECK(s.whatif_ms < s.decomposition.time_ns / 1e6 - 39);
 }
 
+// DDP's step as a measured schedule: the gradient all-reduce is issued inside backward without
+// waiting, backward goes on (DDP's bookkeeping after the last bucket), then the rank idles, no
+// phase open, until the all-reduce completes and the optimizer starts.
+SyntheticSpec ddp_like_spec() {
+  SyntheticSpec spec = culprit::testing::sleep_spec(4, 8, 1, 1, 1);
+  auto phase = [](std::string name, double ms, bool collective = false) {
+    stepmodel::SchedulePhase p;
+    p.name = std::move(name);
+    p.ms = ms;
+    p.collective = collective;
+    return p;
+  };
+  stepmodel::SchedulePhase allreduce = phase("allreduce", 1.0, true);
+  allreduce.seq = 0;
+  allreduce.bytes = 1 << 20;
+  allreduce.async = true;
+  stepmodel::SchedulePhase optimizer = phase("optimizer", 2.0);
+  optimizer.waits = true;
+  spec.model.schedule = {phase("gemm.fwd", 5.0), phase("gemm.bwd.dgrad", 5.0), allreduce,
+                         phase("gemm.bwd.wgrad", 0.5), optimizer};
+  return spec;
+}
+
+TEST_CASE("what-if: a peer idle until an asynchronous collective completes was waiting for it") {
+  // The peers' wait for the straggler lies in that idle gap, in no call: the replay must give it
+  // back (it saved 0 when only a rank blocked inside the collective's own call could resume at
+  // its completion).
+  SyntheticSpec spec = ddp_like_spec();
+  spec.delays.push_back(Delay{2, "gemm.fwd", -1, -1, 30});
+  const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec));
+  REQUIRE(a.culprit.found);
+  CHECK(a.culprit.rank == 2);
+  CHECK(a.culprit.phase == "gemm.fwd");
+  REQUIRE(a.what_if.complete);
+  CHECK(a.what_if.saved_ms() == doctest::Approx(30).epsilon(0.02));
+}
+
+TEST_CASE("what-if: an idle peer woke at the last arrival when its recorded completion is later") {
+  // gloo's execution event can end after the main thread's wait returned (real torch DDP traces,
+  // `importers.generated_torch`): the peers resume before their completion is recorded, so what
+  // ended their idle wait is the straggler's arrival. The same DDP-shaped run, every completion
+  // recorded 0.5 ms late on the peers, the straggler finishing its steps last.
+  SyntheticSpec spec = ddp_like_spec();
+  spec.delays.push_back(Delay{2, "gemm.fwd", -1, -1, 30});
+  spec.delays.push_back(Delay{2, "optimizer", -1, -1, 0.6});
+  storage::RunData run = synthesize(spec);
+  for (storage::Event& e : run.events) {
+    if (e.kind == storage::EventKind::kCollective && e.rank != 2) e.end_ns += 500'000;
+  }
+  const analysis::RunAttribution a = analysis::attribute_run(run);
+  REQUIRE(a.culprit.found);
+  CHECK(a.culprit.rank == 2);
+  REQUIRE(a.what_if.complete);
+  CHECK(a.what_if.saved_ms() == doctest::Approx(30).epsilon(0.03));
+}
+
 TEST_CASE("attribution is unchanged under a +-500 ms clock offset with 100 ppm drift") {
   SyntheticSpec spec = four_ranks_sleep();
   spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});

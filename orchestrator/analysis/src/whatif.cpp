@@ -38,6 +38,9 @@ class Replay {
     points_.reserve(ranks);
     for (std::size_t r = 0; r < ranks; ++r) points_.emplace_back(t, r, step_ends_of_rank(t, r));
     last_point_.assign(ranks, kNoEvent);
+    last_time_.assign(ranks, kNever);
+    wake_.resize(ranks);
+    outstanding_.resize(ranks);
     frontier_.assign(ranks, 0.0);
     pending_.assign(ranks, kNever);
     started_.resize(ranks);
@@ -70,8 +73,13 @@ class Replay {
     for (RankPoints& points = points_[r]; !points.done(); points.pop(), moved = true) {
       const Point& p = points.peek();
       const auto e = static_cast<std::size_t>(p.event);
-      const double ready = std::max(frontier_[r], pending_[r]);
-      if (p.kind != PointKind::kComplete) last_point_[r] = p.event;
+      double ready = std::max(frontier_[r], pending_[r] - p.time);
+      if (p.kind != PointKind::kComplete) {
+        if (!idle_wakes_known(r, p.time)) return moved;
+        ready = woken(r, p.time, ready);
+        last_point_[r] = p.event;
+        last_time_[r] = p.time;
+      }
       switch (p.kind) {
         case PointKind::kStart:
           started_[r].push_back({p.event, ready});
@@ -92,6 +100,7 @@ class Replay {
           const double shift = ready - late_call_saving(k, r);
           latest_arrival_[k] = std::max(latest_arrival_[k], t_.begin_ns[e] + shift);
           ++arrived_[k];
+          outstanding_[r].push_back(k);
           resume(r, shift);
           break;
         }
@@ -99,16 +108,55 @@ class Replay {
           const auto k = static_cast<std::size_t>(t_.collective_of[e]);
           if (arrived_[k] < points_.size()) return moved;
           const double shift = latest_arrival_[k] - collectives_[k].last_arrival_ns;
+          std::erase(outstanding_[r], k);
           if (last_point_[r] == p.event) {
             frontier_[r] = shift;  // blocked in the call: the rank resumed at the completion
           } else {
-            pending_[r] = std::max(pending_[r], shift);  // overlapped: whatever follows waits
+            if (started_[r].empty()) note_wake(r, p.time, shift);
+            // Overlapped: whatever follows comes after the replayed completion.
+            pending_[r] = std::max(pending_[r], p.time + shift);
           }
           break;
         }
       }
     }
     return moved;
+  }
+
+  // Rank r idle (no phase open) since its latest point may have been waiting for a collective
+  // whose own call returned long before (an asynchronous all-reduce: DDP's wait lies in
+  // `backward` after its last op). What can end such a wait: a completion met idle, or the last
+  // arrival of a collective the rank is in (a rank's recorded completion can come after its main
+  // thread went on: gloo's execution event outlives the wait). The latest one of either is noted.
+  void note_wake(std::size_t r, double time, double shift) {
+    if (!wake_[r].noted || time >= wake_[r].time) wake_[r] = {time, shift, true};
+  }
+
+  // Whether every last arrival that may end rank r's idle wait before `time` is replayed.
+  bool idle_wakes_known(std::size_t r, double time) const {
+    if (!started_[r].empty()) return true;
+    return std::none_of(outstanding_[r].begin(), outstanding_[r].end(), [&](std::size_t k) {
+      const double last = collectives_[k].last_arrival_ns;
+      return last > last_time_[r] && last <= time && arrived_[k] < points_.size();
+    });
+  }
+
+  // The shift of rank r's next point at `time`: `ready`, unless the rank woke from an idle wait.
+  // It did when the point came nearer the wake than the rank's latest point (a wake inside a host
+  // gap of unrecorded work leaves the work in place); it then resumes at the replayed wake, not
+  // before its latest point nor an earlier completion.
+  double woken(std::size_t r, double time, double ready) {
+    if (started_[r].empty()) {
+      for (const std::size_t k : outstanding_[r]) {
+        const double last = collectives_[k].last_arrival_ns;
+        if (last > last_time_[r] && last <= time) note_wake(r, last, latest_arrival_[k] - last);
+      }
+    }
+    const Wake wake = wake_[r];
+    wake_[r].noted = false;
+    if (!wake.noted || time - wake.time > wake.time - last_time_[r]) return ready;
+    return std::max(
+        {wake.shift, pending_[r] - wake.time, frontier_[r] - (wake.time - last_time_[r])});
   }
 
   // The replayed shift of phase `e`'s start on rank r, forgotten once read: a rank has only the
@@ -149,8 +197,18 @@ class Replay {
   int blamed_;
   std::vector<RankPoints> points_;
   std::vector<EventIndex> last_point_;  // event of the rank's latest point other than a completion
-  std::vector<double> frontier_;        // shift of the rank's latest replayed point
-  std::vector<double> pending_;         // latest shift of completions since that point
+  std::vector<double> last_time_;       // that point's (measured) time
+  // Per rank, the latest wake from an idle wait since that point, and its replayed shift.
+  struct Wake {
+    double time = 0;
+    double shift = 0;
+    bool noted = false;
+  };
+  std::vector<Wake> wake_;
+  // Per rank, the collectives it arrived at and has not completed.
+  std::vector<std::vector<std::size_t>> outstanding_;
+  std::vector<double> frontier_;  // shift of the rank's latest replayed point
+  std::vector<double> pending_;   // latest replayed time of completions since that point
   // Per rank, the phases started and not yet ended, with their replayed start shifts.
   std::vector<std::vector<std::pair<EventIndex, double>>> started_;
   std::vector<std::size_t> arrived_;

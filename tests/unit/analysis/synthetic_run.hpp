@@ -109,7 +109,8 @@ inline SyntheticSpec sleep_spec(int ranks, int steps, int warmup_steps, int laye
 }
 
 // Runs the step schedule: ranks compute in lock-step, collectives complete for everyone at the
-// last arrival plus the transfer (blocking unless overlapped).
+// last arrival plus the transfer (blocking unless overlapped); a measured schedule's phases last
+// their own durations (model.schedule: `ms`, and a collective's transfer).
 inline storage::RunData synthesize(const SyntheticSpec& spec) {
   storage::RunData run;
   run.ranks = spec.ranks;
@@ -178,7 +179,7 @@ inline storage::RunData synthesize(const SyntheticSpec& spec) {
           now[r] += gap + extra(r, p);
           last = std::max(last, now[r]);
         }
-        const double done = last + spec.transfer_ms * kMs;
+        const double done = last + (p.fixed_ns >= 0 ? p.fixed_ns : spec.transfer_ms * kMs);
         outstanding = std::max(outstanding, done);
         for (std::size_t r = 0; r < ranks; ++r) {
           emit(r, step, p, storage::EventKind::kCollective, now[r], done);
@@ -188,8 +189,10 @@ inline storage::RunData synthesize(const SyntheticSpec& spec) {
       }
       const bool optimizer = p.name == stepmodel::kOptimizer;
       for (std::size_t r = 0; r < ranks; ++r) {
-        if (optimizer) now[r] = std::max(now[r], outstanding);
-        double d = optimizer ? 0.25 * gemm_ns : gemm_ns * spec.model.compute_scale;
+        if (p.waits_for_async) now[r] = std::max(now[r], outstanding);
+        double d = p.fixed_ns >= 0 ? p.fixed_ns
+                   : optimizer     ? 0.25 * gemm_ns
+                                   : gemm_ns * spec.model.compute_scale;
         if (spec.jitter_cv > 0) d *= std::max(0.5, 1.0 + spec.jitter_cv * normal(rng));
         const double b = now[r] + gap;
         const double e = b + d + extra(r, p);

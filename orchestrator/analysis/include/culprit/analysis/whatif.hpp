@@ -4,7 +4,8 @@
 // host gaps between them; a phase lasts its measured time (or, on the blamed rank, the peers'
 // median, and a late call waits only the peers' median gap); a collective completes on each rank
 // its measured transfer after the replayed last arrival; anything that followed a completion on
-// a rank waits for the replayed completion.
+// a rank waits for the replayed completion, and a rank blocked in the call or idle until the
+// completion (an asynchronous collective's wait, no phase open) resumes at it.
 
 #include <vector>
 
