@@ -108,16 +108,12 @@ inline SyntheticSpec sleep_spec(int ranks, int steps, int warmup_steps, int laye
   return spec;
 }
 
-// Runs the step schedule: ranks compute in lock-step, collectives complete for everyone at the
-// last arrival plus the transfer (blocking unless overlapped); a measured schedule's phases last
-// their own durations (model.schedule: `ms`, and a collective's transfer).
-inline storage::RunData synthesize(const SyntheticSpec& spec) {
-  storage::RunData run;
-  run.ranks = spec.ranks;
-  run.warmup_steps = spec.warmup_steps;
+// The run's clock models for spec.clocks, and each rank's raw offset (ns) and drift (fraction).
+inline void skew_clocks(const SyntheticSpec& spec, storage::RunData& run,
+                        std::vector<std::int64_t>& offset, std::vector<double>& drift) {
   const auto ranks = static_cast<std::size_t>(spec.ranks);
-  std::vector<std::int64_t> offset(ranks, 0);
-  std::vector<double> drift(ranks, 0);
+  offset.assign(ranks, 0);
+  drift.assign(ranks, 0);
   run.clocks.resize(ranks);
   for (std::size_t r = 0; r < ranks; ++r) run.clocks[r].rank = static_cast<int>(r);
   for (const SkewedClock& c : spec.clocks) {
@@ -130,6 +126,32 @@ inline storage::RunData synthesize(const SyntheticSpec& spec) {
     m.drift_ppm = -c.drift_ppm;
     m.uncertainty_ns = c.uncertainty_us * 1e3;
   }
+}
+
+// The delay spec.delays inject into phase p on rank r, in ns.
+inline double injected_ns(const SyntheticSpec& spec, std::size_t r, const stepmodel::Phase& p) {
+  double ms = 0;
+  for (const Delay& d : spec.delays) {
+    if (d.rank != static_cast<int>(r) || d.phase != p.name) continue;
+    const int where = p.kind == stepmodel::PhaseKind::kCollective ? p.seq : p.layer;
+    if (d.layer >= 0 && d.layer != where) continue;
+    if (d.microbatch >= 0 && d.microbatch != p.microbatch) continue;
+    ms += d.ms;
+  }
+  return ms * kMs;
+}
+
+// Runs the step schedule: ranks compute in lock-step, collectives complete for everyone at the
+// last arrival plus the transfer (blocking unless overlapped); a measured schedule's phases last
+// their own durations (model.schedule: `ms`, and a collective's transfer).
+inline storage::RunData synthesize(const SyntheticSpec& spec) {
+  storage::RunData run;
+  run.ranks = spec.ranks;
+  run.warmup_steps = spec.warmup_steps;
+  const auto ranks = static_cast<std::size_t>(spec.ranks);
+  std::vector<std::int64_t> offset;
+  std::vector<double> drift;
+  skew_clocks(spec, run, offset, drift);
   auto raw = [&](std::size_t r, double t) { return offset[r] + std::llround(t + drift[r] * t); };
   for (const char* name :
        {"gemm.fwd", "gemm.bwd.dgrad", "gemm.bwd.wgrad", "allreduce", "optimizer", "step"})
@@ -143,17 +165,7 @@ inline storage::RunData synthesize(const SyntheticSpec& spec) {
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<double> now(ranks, 1e6);
   const double gap = spec.gap_us * 1e3;
-  auto extra = [&](std::size_t r, const stepmodel::Phase& p) {
-    double ms = 0;
-    for (const Delay& d : spec.delays) {
-      if (d.rank != static_cast<int>(r) || d.phase != p.name) continue;
-      const int where = p.kind == stepmodel::PhaseKind::kCollective ? p.seq : p.layer;
-      if (d.layer >= 0 && d.layer != where) continue;
-      if (d.microbatch >= 0 && d.microbatch != p.microbatch) continue;
-      ms += d.ms;
-    }
-    return ms * kMs;
-  };
+  auto extra = [&](std::size_t r, const stepmodel::Phase& p) { return injected_ns(spec, r, p); };
   auto emit = [&](std::size_t r, int step, const stepmodel::Phase& p, storage::EventKind kind,
                   double b, double e) {
     storage::Event ev;
