@@ -132,12 +132,17 @@ class Replay {
     if (!wake_[r].noted || time >= wake_[r].time) wake_[r] = {time, shift, true};
   }
 
+  // Whether collective k's last arrival fell in rank r's gap since its latest point, up to `time`.
+  bool arrived_last_in_gap(std::size_t r, std::size_t k, double time) const {
+    const double last = collectives_[k].last_arrival_ns;
+    return last > last_time_[r] && last <= time;
+  }
+
   // Whether every last arrival that may end rank r's idle wait before `time` is replayed.
   bool idle_wakes_known(std::size_t r, double time) const {
     if (!started_[r].empty()) return true;
     return std::none_of(outstanding_[r].begin(), outstanding_[r].end(), [&](std::size_t k) {
-      const double last = collectives_[k].last_arrival_ns;
-      return last > last_time_[r] && last <= time && arrived_[k] < points_.size();
+      return arrived_last_in_gap(r, k, time) && arrived_[k] < points_.size();
     });
   }
 
@@ -149,7 +154,7 @@ class Replay {
     if (started_[r].empty()) {
       for (const std::size_t k : outstanding_[r]) {
         const double last = collectives_[k].last_arrival_ns;
-        if (last > last_time_[r] && last <= time) note_wake(r, last, latest_arrival_[k] - last);
+        if (arrived_last_in_gap(r, k, time)) note_wake(r, last, latest_arrival_[k] - last);
       }
     }
     const Wake wake = wake_[r];
