@@ -56,16 +56,8 @@ std::vector<KernelCounterRow> load_kernel_counters(Db& store, std::int64_t run_i
   std::vector<KernelCounterRow> out;
   while (q.step()) {
     KernelCounterRow& r = out.emplace_back();
-    r.rank = static_cast<int>(q.column_int(0));
-    r.phase = q.column_text(1);
-    r.source = q.column_text(2);
-    r.kernel = q.column_text(3);
-    r.launch_id = q.column_int(4);
-    r.section = q.column_text(5);
-    r.metric = q.column_text(6);
-    r.unit = q.column_text(7);
-    if (!q.column_is_null(8)) r.value = q.column_double(8);
-    r.text = q.column_text(9);
+    q.columns(r.rank, r.phase, r.source, r.kernel, r.launch_id, r.section, r.metric, r.unit,
+              r.value, r.text);
   }
   return out;
 }
@@ -99,13 +91,7 @@ std::vector<TelemetryRow> load_telemetry(Db& store, std::int64_t run_id) {
   std::vector<TelemetryRow> out;
   while (q.step()) {
     TelemetryRow& r = out.emplace_back();
-    r.rank = static_cast<int>(q.column_int(0));
-    r.gpu = static_cast<int>(q.column_int(1));
-    r.host = q.column_text(2);
-    r.source = q.column_text(3);
-    r.field = q.column_text(4);
-    r.time_ns = q.column_double(5);
-    r.value = q.column_double(6);
+    q.columns(r.rank, r.gpu, r.host, r.source, r.field, r.time_ns, r.value);
   }
   return out;
 }

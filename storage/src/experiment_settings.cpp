@@ -26,23 +26,14 @@ std::vector<int> parse_int_list(const std::string& text) {
   return values;
 }
 
-std::optional<double> optional_double(const Statement& stmt, int column) {
-  if (stmt.column_is_null(column)) return std::nullopt;
-  return stmt.column_double(column);
-}
-
 ReducedFromRecord read_reduced_from(const Statement& stmt) {
   ReducedFromRecord r;
-  r.baseline_run = stmt.column_int(6);
-  r.candidate_run = stmt.column_int(7);
-  r.baseline_median_ms = stmt.column_double(8);
-  r.candidate_median_ms = stmt.column_double(9);
-  r.delta_ms = stmt.column_double(10);
-  r.shift_ms = optional_double(stmt, 11);
-  r.shift_runs = parse_int_list(stmt.column_text(12));
-  r.db = stmt.column_text(13);
-  r.excess_steps = parse_int_list(stmt.column_text(14));
-  r.step_excess_ms = optional_double(stmt, 15);
+  std::string shift_runs;
+  std::string excess_steps;
+  stmt.columns_at(6, r.baseline_run, r.candidate_run, r.baseline_median_ms, r.candidate_median_ms,
+                  r.delta_ms, r.shift_ms, shift_runs, r.db, excess_steps, r.step_excess_ms);
+  r.shift_runs = parse_int_list(shift_runs);
+  r.excess_steps = parse_int_list(excess_steps);
   return r;
 }
 
@@ -75,15 +66,9 @@ std::optional<ExperimentSettingsRecord> experiment_settings(Db& store, std::int6
   stmt.bind(1, experiment_id);
   if (!stmt.step()) return std::nullopt;
   ExperimentSettingsRecord s;
-  s.alpha = stmt.column_double(0);
-  s.margin = stmt.column_double(1);
-  s.repetitions = static_cast<int>(stmt.column_int(2));
-  s.max_repetitions = static_cast<int>(stmt.column_int(3));
-  s.block = static_cast<int>(stmt.column_int(4));
-  s.looks = static_cast<int>(stmt.column_int(5));
+  stmt.columns(s.alpha, s.margin, s.repetitions, s.max_repetitions, s.block, s.looks);
   if (!stmt.column_is_null(6)) s.reduced_from = read_reduced_from(stmt);
-  s.reduced_from_lost = stmt.column_int(16) != 0;
-  s.sampling = stmt.column_text(17);
+  stmt.columns_at(16, s.reduced_from_lost, s.sampling);
   return s;
 }
 

@@ -118,18 +118,8 @@ void clear_run_data(Db& store, std::int64_t run_id) {
 
 runfile::EventRecord read_event_record(Statement& stmt) {
   runfile::EventRecord e;
-  e.rank = static_cast<std::int32_t>(stmt.column_int(0));
-  e.step = static_cast<std::int32_t>(stmt.column_int(1));
-  e.microbatch = static_cast<std::int32_t>(stmt.column_int(2));
-  e.layer = static_cast<std::int32_t>(stmt.column_int(3));
-  e.seq = static_cast<std::int32_t>(stmt.column_int(4));
-  e.kind = static_cast<runfile::EventKind>(stmt.column_int(5));
-  e.name = static_cast<std::uint16_t>(stmt.column_int(6));
-  e.begin_ns = stmt.column_int(7);
-  e.end_ns = stmt.column_int(8);
-  e.bytes = stmt.column_int(9);
-  e.device = static_cast<std::int16_t>(stmt.column_int(10));
-  e.stream = static_cast<std::int16_t>(stmt.column_int(11));
+  stmt.columns(e.rank, e.step, e.microbatch, e.layer, e.seq, e.kind, e.name, e.begin_ns, e.end_ns,
+               e.bytes, e.device, e.stream);
   return e;
 }
 

@@ -38,12 +38,7 @@ RunSummary read_summary(const Statement& stmt) {
   RunSummary r;
   r.id = stmt.column_int(0);
   read_run_place(stmt, r);
-  r.position = static_cast<int>(stmt.column_int(6));
-  r.attempt = static_cast<int>(stmt.column_int(7));
-  r.status = stmt.column_text(8);
-  if (!stmt.column_is_null(9)) r.median_ms = stmt.column_double(9);
-  r.started_at = stmt.column_text(10);
-  r.error = stmt.column_text(11);
+  stmt.columns_at(6, r.position, r.attempt, r.status, r.median_ms, r.started_at, r.error);
   return r;
 }
 
@@ -192,10 +187,7 @@ std::vector<StepExport> export_steps(Db& store, const std::string& experiment) {
     StepExport s;
     s.run_id = stmt.column_int(0);
     read_run_place(stmt, s);
-    s.step = static_cast<int>(stmt.column_int(6));
-    s.time_ms = stmt.column_double(7);
-    s.last_rank = static_cast<int>(stmt.column_int(8));
-    s.warmup = stmt.column_int(9) != 0;
+    stmt.columns_at(6, s.step, s.time_ms, s.last_rank, s.warmup);
     rows.push_back(std::move(s));
   }
   return rows;

@@ -18,12 +18,7 @@ constexpr const char* kExperimentSelect =
 std::optional<ExperimentRecord> read_experiment(Statement& stmt) {
   if (!stmt.step()) return std::nullopt;
   ExperimentRecord e;
-  e.id = stmt.column_int(0);
-  e.name = stmt.column_text(1);
-  e.manifest_path = stmt.column_text(2);
-  e.manifest_text = stmt.column_text(3);
-  e.manifest_hash = stmt.column_text(4);
-  e.forced_changes = stmt.column_text(5);
+  stmt.columns(e.id, e.name, e.manifest_path, e.manifest_text, e.manifest_hash, e.forced_changes);
   return e;
 }
 
@@ -122,19 +117,8 @@ const char* const kConfigurationColumns =
 
 ConfigurationRecord read_configuration(const Statement& row) {
   ConfigurationRecord c;
-  c.id = row.column_int(0);
-  c.label = row.column_text(1);
-  c.factor = row.column_text(2);
-  c.level_json = row.column_text(3);
-  c.is_baseline = row.column_int(4) != 0;
-  c.version = row.column_text(5);
-  c.backend = row.column_text(6);
-  c.ranks = static_cast<int>(row.column_int(7));
-  c.command_json = row.column_text(8);
-  c.env_json = row.column_text(9);
-  c.resolved_json = row.column_text(10);
-  c.config_hash = row.column_text(11);
-  c.superseded = row.column_int(12) != 0;
+  row.columns(c.id, c.label, c.factor, c.level_json, c.is_baseline, c.version, c.backend, c.ranks,
+              c.command_json, c.env_json, c.resolved_json, c.config_hash, c.superseded);
   return c;
 }
 

@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace culprit::storage {
 
@@ -65,9 +66,47 @@ class Statement {
   bool column_is_null(int index) const;
   // A blob without a copy (valid as column_view's text).
   std::span<const unsigned char> column_blob(int index) const;
+  // Reads columns first, first+1, ... of the current row into `out` in order, each by its type
+  // (the mirror of bind_all): an integer or enum type, bool (non-zero), double, std::string, or a
+  // std::optional of one (nullopt for NULL). One call per row keeps the SELECT's column list
+  // and the fields it fills side by side instead of a hand-counted index per field.
+  template <typename... T>
+  void columns_at(int first, T&... out) const {
+    int index = first;
+    (column_into(index++, out), ...);
+  }
+  template <typename... T>
+  void columns(T&... out) const {
+    columns_at(0, out...);
+  }
   sqlite3_stmt* handle() { return stmt_; }
 
  private:
+  template <typename T>
+  struct IsOptional : std::false_type {};
+  template <typename T>
+  struct IsOptional<std::optional<T>> : std::true_type {};
+
+  template <typename T>
+  void column_into(int index, T& out) const {
+    if constexpr (IsOptional<T>::value) {
+      if (column_is_null(index)) {
+        out.reset();
+      } else {
+        column_into(index, out.emplace());
+      }
+    } else if constexpr (std::is_same_v<T, bool>) {
+      out = column_int(index) != 0;
+    } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
+      out = static_cast<T>(column_int(index));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      out = static_cast<T>(column_double(index));
+    } else {
+      static_assert(std::is_same_v<T, std::string>, "columns: integer, bool, double or string");
+      out = column_text(index);
+    }
+  }
+
   Db* db_;
   sqlite3_stmt* stmt_ = nullptr;
   std::string purpose_;
