@@ -120,19 +120,6 @@ void load_event_rows(Db& db, EventSelection selection, RunData& run) {
   }
 }
 
-// A pack's step, microbatch, layer or seq as an event keeps it (32 bits). Packs hold 64-bit
-// values, but every writer's fields are 32-bit: a wider one is a corrupt file, and narrowed it
-// would land on another step than the one load_packs counted it under.
-std::int32_t narrow_id(std::int64_t value, const char* column) {
-  if (value < std::numeric_limits<std::int32_t>::min() ||
-      value > std::numeric_limits<std::int32_t>::max()) {
-    throw std::invalid_argument(
-        std::string(column) + " " + std::to_string(value) +
-        " does not fit 32 bits (no writer writes one): the pack is corrupt");
-  }
-  return static_cast<std::int32_t>(value);
-}
-
 // One pack's events (kept: all, or only the step events) in pack order.
 void decode_pack(Db& db, std::int64_t run_id, std::int32_t rank, const runfile::PackReader& pack,
                  EventSelection selection, const RunData& run, std::vector<std::int64_t>& values,
@@ -144,11 +131,12 @@ void decode_pack(Db& db, std::int64_t run_id, std::int32_t rank, const runfile::
     pack.column(column, values.data());
     for (std::size_t i = 0; i < n; ++i) set(out[i], values[i]);
   };
-  each(runfile::kPackStep, [](Event& e, std::int64_t v) { e.step = narrow_id(v, "step"); });
+  each(runfile::kPackStep, [](Event& e, std::int64_t v) { e.step = runfile::pack_id(v, "step"); });
   each(runfile::kPackMicrobatch,
-       [](Event& e, std::int64_t v) { e.microbatch = narrow_id(v, "microbatch"); });
-  each(runfile::kPackLayer, [](Event& e, std::int64_t v) { e.layer = narrow_id(v, "layer"); });
-  each(runfile::kPackSeq, [](Event& e, std::int64_t v) { e.seq = narrow_id(v, "seq"); });
+       [](Event& e, std::int64_t v) { e.microbatch = runfile::pack_id(v, "microbatch"); });
+  each(runfile::kPackLayer,
+       [](Event& e, std::int64_t v) { e.layer = runfile::pack_id(v, "layer"); });
+  each(runfile::kPackSeq, [](Event& e, std::int64_t v) { e.seq = runfile::pack_id(v, "seq"); });
   std::vector<std::int64_t> names(n);
   pack.column(runfile::kPackKind, values.data());
   pack.column(runfile::kPackName, names.data());
@@ -222,7 +210,7 @@ void load_packs(Db& db, bool store, std::int64_t run_id, EventSelection selectio
         for (std::size_t i = 0; i < pack.count(); ++i) {
           if (selection == EventSelection::kAll ||
               kinds[i] == static_cast<std::int64_t>(EventKind::kStep))
-            count(narrow_id(steps[i], "step"));
+            count(runfile::pack_id(steps[i], "step"));
         }
       });
     };

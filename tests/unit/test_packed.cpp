@@ -349,6 +349,15 @@ TEST_CASE("a pack whose steps do not fit 32 bits is refused, naming rank and val
     CHECK_MESSAGE(what.find("event pack of rank 1: step 4294967") != std::string::npos, what);
     CHECK_MESSAGE(what.find("does not fit 32 bits") != std::string::npos, what);
   }
+  // The run-file library's own decoding (read_run_file_events) refuses it too.
+  Db file(path, Db::Mode::kReadOnly);
+  Statement pack(file, "SELECT events, data FROM event_packs WHERE rank = 1");
+  REQUIRE(pack.step());
+  const auto blob = pack.column_blob(1);
+  const runfile::PackReader reader(blob.data(), blob.size(), pack.column_int(0));
+  std::vector<runfile::EventRecord> events;
+  CHECK_THROWS_WITH_AS(runfile::unpack_events(reader, 1, events), doctest::Contains("step 4294967"),
+                       std::invalid_argument);
   fs::remove(path);
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
@@ -214,6 +215,16 @@ void PackReader::column(int c, std::int64_t* out) const {
   kDecoders[static_cast<std::size_t>(width_[c] - 1)](at, count_, base_[c], out);
 }
 
+std::int32_t pack_id(std::int64_t value, const char* column) {
+  if (value < std::numeric_limits<std::int32_t>::min() ||
+      value > std::numeric_limits<std::int32_t>::max()) {
+    throw std::invalid_argument(
+        std::string(column) + " " + std::to_string(value) +
+        " does not fit 32 bits (no writer writes one): the pack is corrupt");
+  }
+  return static_cast<std::int32_t>(value);
+}
+
 void unpack_events(const PackReader& pack, std::int32_t rank, std::vector<EventRecord>& out) {
   const std::size_t n = pack.count();
   const std::size_t first = out.size();
@@ -227,16 +238,16 @@ void unpack_events(const PackReader& pack, std::int32_t rank, std::vector<EventR
       switch (c) {
         case kPackStep:
           e.rank = rank;
-          e.step = static_cast<std::int32_t>(v);
+          e.step = pack_id(v, "step");
           break;
         case kPackMicrobatch:
-          e.microbatch = static_cast<std::int32_t>(v);
+          e.microbatch = pack_id(v, "microbatch");
           break;
         case kPackLayer:
-          e.layer = static_cast<std::int32_t>(v);
+          e.layer = pack_id(v, "layer");
           break;
         case kPackSeq:
-          e.seq = static_cast<std::int32_t>(v);
+          e.seq = pack_id(v, "seq");
           break;
         case kPackKind:
           e.kind = static_cast<EventKind>(v);

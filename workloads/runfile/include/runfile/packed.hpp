@@ -80,7 +80,12 @@ class PackReader {
   std::size_t offset_[kPackColumns] = {};
 };
 
-// Unpacks a whole pack into records of `rank`.
+// A pack's step, microbatch, layer or seq (`column`) as an event keeps it. Packs hold 64-bit
+// values, but every writer's fields are 32-bit: a wider value is a corrupt pack, refused with
+// std::invalid_argument naming the column and the value (narrowed, it would be another step).
+std::int32_t pack_id(std::int64_t value, const char* column);
+
+// Unpacks a whole pack into records of `rank`; a corrupt one throws (PackReader, pack_id).
 void unpack_events(const PackReader& pack, std::int32_t rank, std::vector<EventRecord>& out);
 
 // A SELECT yielding the run-file event columns (kEventColumns, kind and name still integers)
