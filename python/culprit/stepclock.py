@@ -157,6 +157,12 @@ class StepClock:
         """One training step: a `step` event spanning it on this rank. Each step needs its own
         number: a number used again (every step numbered 0) makes one step of them all."""
         self._step = int(number)
+        if not -2**31 <= self._step < 2**31:
+            # The run file's step is 32 bits (docs/schema.md): culprit refuses a wider one when
+            # it loads the file, after the whole run; say so at the step that has it.
+            raise ValueError("culprit: step %d does not fit 32 bits (the run file's step is a "
+                             "32-bit integer): number steps from 0 within the run"
+                             % self._step)
         if self._step in self._steps_begun:
             self._warn_once(("step", self._step), (
                 "step %d began again: each step needs its own number (for step in "

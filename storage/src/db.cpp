@@ -195,6 +195,12 @@ void Statement::reset() {
 std::int64_t Statement::column_int(int index) const {
   return sqlite3_column_int64(stmt_, index);
 }
+void Statement::throw_does_not_fit(int index, std::int64_t value, std::size_t bits) const {
+  const char* name = sqlite3_column_name(stmt_, index);
+  throw std::invalid_argument("column " + std::string(name != nullptr ? name : "?") + " holds " +
+                              std::to_string(value) + ", which does not fit " +
+                              std::to_string(bits) + " bits");
+}
 double Statement::column_double(int index) const {
   return sqlite3_column_double(stmt_, index);
 }

@@ -118,8 +118,14 @@ void clear_run_data(Db& store, std::int64_t run_id) {
 
 runfile::EventRecord read_event_record(Statement& stmt) {
   runfile::EventRecord e;
-  stmt.columns(e.rank, e.step, e.microbatch, e.layer, e.seq, e.kind, e.name, e.begin_ns, e.end_ns,
+  std::int64_t kind = 0;
+  stmt.columns(e.rank, e.step, e.microbatch, e.layer, e.seq, kind, e.name, e.begin_ns, e.end_ns,
                e.bytes, e.device, e.stream);
+  if (kind < 0 || kind >= runfile::kEventKindCount) {
+    throw std::invalid_argument("event kind " + std::to_string(kind) +
+                                " is not one of event_kinds");
+  }
+  e.kind = static_cast<runfile::EventKind>(kind);
   return e;
 }
 

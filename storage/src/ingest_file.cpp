@@ -29,7 +29,13 @@ std::vector<runfile::EventRecord> read_run_file_events(Db& store, const Attached
                          "JOIN run_event_names n ON n.run_id = ?1 AND n.name = e.name"
                        : std::string("SELECT ") + kEventColumns + " FROM run.event_rows");
     if (file.format() == 1) rows.bind(1, run_id);
-    while (rows.step()) events.push_back(read_event_record(rows));
+    try {
+      while (rows.step()) events.push_back(read_event_record(rows));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error("bad run file " + file.path() + ": event row " +
+                               std::to_string(events.size() + 1) + ": " + e.what() +
+                               " (no writer writes one): the file is corrupt");
+    }
   }
   if (file.format() >= 3) {
     Statement packs(store, "SELECT rank, events, data FROM run.event_packs ORDER BY rank, rowid");

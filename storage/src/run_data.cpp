@@ -22,9 +22,17 @@ constexpr const char* kEventSelect =
     "SELECT rank, step, microbatch, layer, seq, kind, name, begin_ns, end_ns, bytes, device, "
     "stream ";
 
-// The columns of kEventSelect but kind and name (read_event_record's order).
-Event read_event(Statement& stmt) {
-  const runfile::EventRecord r = read_event_record(stmt);
+std::string where(Db& db, std::int64_t run_id, const std::string& why);
+
+// The columns of kEventSelect but kind and name (read_event_record's order), of a row of the run
+// file `db`; a value that does not fit its field names the file.
+Event read_event(Db& db, Statement& stmt) {
+  runfile::EventRecord r;
+  try {
+    r = read_event_record(stmt);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where(db, 0, std::string("event row: ") + e.what()));
+  }
   return {.begin_ns = r.begin_ns,
           .end_ns = r.end_ns,
           .bytes = r.bytes,
@@ -37,14 +45,18 @@ Event read_event(Statement& stmt) {
 
 // A run file of format 1: kind and name as text in every row of `events`.
 void load_format1_events(Db& db, RunData& run, EventSelection selection) {
-  Statement stmt(db, std::string(kEventSelect) + "FROM events" +
-                         (selection == EventSelection::kStepsOnly ? " WHERE kind = 'step'" : ""));
+  // Kind and name are text here: read from the columns after kEventSelect's, not as its ids.
+  Statement stmt(
+      db,
+      "SELECT rank, step, microbatch, layer, seq, 0, 0, begin_ns, end_ns, bytes, device, "
+      "stream, kind, name FROM events" +
+          std::string(selection == EventSelection::kStepsOnly ? " WHERE kind = 'step'" : ""));
   std::size_t last_name = 0;  // index into run.names of the previous row's name
   while (stmt.step()) {
-    Event e = read_event(stmt);
-    e.kind = runfile::parse_event_kind(stmt.column_view(5));
+    Event e = read_event(db, stmt);
+    e.kind = runfile::parse_event_kind(stmt.column_view(12));
     // A run has a few distinct names: the last one matches most rows, else a short scan.
-    const std::string_view name = stmt.column_view(6);
+    const std::string_view name = stmt.column_view(13);
     if (last_name >= run.names.size() || run.names[last_name] != name) {
       last_name = 0;
       while (last_name < run.names.size() && run.names[last_name] != name) ++last_name;
@@ -110,7 +122,7 @@ void load_event_rows(Db& db, EventSelection selection, RunData& run) {
   }
   Statement stmt(db, kEventSelect + std::string("FROM event_rows") + kind_filter);
   while (stmt.step()) {
-    Event e = read_event(stmt);
+    Event e = read_event(db, stmt);
     const std::int64_t kind = stmt.column_int(5);
     const std::int64_t name = stmt.column_int(6);
     check_ids(db, 0, kind, name, run);

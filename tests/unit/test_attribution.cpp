@@ -26,6 +26,13 @@ SyntheticSpec four_ranks_sleep() {
   return culprit::testing::sleep_spec(4, 6, 1, 4, 2, 2);
 }
 
+// The straggler most tests inject: rank 2's forward GEMM of layer 1, microbatch 0, +40 ms.
+SyntheticSpec rank2_forward_straggler() {
+  SyntheticSpec spec = four_ranks_sleep();
+  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  return spec;
+}
+
 bool contains_text(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -43,8 +50,7 @@ void check_reconciles(const analysis::RunAttribution& a) {
 }  // namespace
 
 TEST_CASE("first divergence: a slow forward GEMM on rank 2 is the culprit, not the waiters") {
-  SyntheticSpec spec = four_ranks_sleep();
-  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  SyntheticSpec spec = rank2_forward_straggler();
   const storage::RunData run = synthesize(spec);
   const analysis::RunAttribution a = analysis::attribute_run(run);
   REQUIRE(a.culprit.found);
@@ -178,8 +184,7 @@ TEST_CASE("a late call of an all-reduce is blamed on the all-reduce of that buck
 }
 
 TEST_CASE("what-if: the step time had the blamed rank's phases taken the peer median") {
-  SyntheticSpec spec = four_ranks_sleep();
-  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  SyntheticSpec spec = rank2_forward_straggler();
   const analysis::RunAttribution a = analysis::attribute_run(synthesize(spec));
   REQUIRE(a.what_if.complete);
   CHECK(a.what_if.rank == 2);
@@ -244,8 +249,7 @@ TEST_CASE("what-if: an idle peer woke at the last arrival when its recorded comp
 }
 
 TEST_CASE("attribution is unchanged under a +-500 ms clock offset with 100 ppm drift") {
-  SyntheticSpec spec = four_ranks_sleep();
-  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  SyntheticSpec spec = rank2_forward_straggler();
   const analysis::RunAttribution plain = analysis::attribute_run(synthesize(spec));
   spec.clocks.push_back(SkewedClock{1, 500, 100, 0.5, 1});
   spec.clocks.push_back(SkewedClock{3, -500, -100, -0.5, 1});
@@ -359,8 +363,7 @@ TEST_CASE("a delay that is first seen in a different layer each step is blamed o
 }
 
 TEST_CASE("a rank that waited for a CPU as long as it cost is the environment, not the code") {
-  SyntheticSpec spec = four_ranks_sleep();
-  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  SyntheticSpec spec = rank2_forward_straggler();
   storage::RunData run = synthesize(spec);
   REQUIRE(analysis::attribute_run(run).culprit.is_code());
   // [rank][step] waits for a CPU: rank 2 waited `rank2_ms` in every step, its peers 0.1 ms (while
@@ -423,8 +426,7 @@ TEST_CASE("idle waits at collectives: blocked before the last arrival, not compu
 }
 
 TEST_CASE("a partial import cannot decide at collectives whose members were not imported") {
-  SyntheticSpec spec = four_ranks_sleep();
-  spec.delays.push_back(Delay{2, "gemm.fwd", 1, 0, 40});
+  SyntheticSpec spec = rank2_forward_straggler();
   storage::RunData run = synthesize(spec);
   run.meta["partial"] = "1";
   SUBCASE("every collective misses members: no step blames, the run cannot decide") {

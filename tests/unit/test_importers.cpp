@@ -66,6 +66,14 @@ RankSteps labelled_steps(const std::vector<std::string>& labels, const std::stri
 
 // Rank r's trace with one step (ProfilerStep#1, 0 to 1000 us) and two all-reduces in it, at
 // 100 and 200 us: the test sets their identifiers.
+// A trace of `file` whose one step label, ProfilerStep#step, spans [0, end_us].
+RankTrace one_step_trace(const std::string& file, int step, std::int64_t end_us) {
+  RankTrace t;
+  t.file = file;
+  rec(t, "ProfilerStep#" + std::to_string(step), RecordKind::kLabel, 0, end_us);
+  return t;
+}
+
 RankTrace two_allreduces(int r) {
   RankTrace t;
   t.file = "rank" + std::to_string(r) + ".json";
@@ -106,9 +114,7 @@ TEST_CASE("ProfilerStep#N keeps N as the step number") {
   CHECK_FALSE(profiler_step_number("ProfilerStep#1099511627776").has_value());
 
   // PyTorch 1.13 labels loop iteration 3 as #2: the label's number is kept.
-  RankTrace t;
-  t.file = "rank0.json";
-  rec(t, "ProfilerStep#2", RecordKind::kLabel, 0, 100);
+  RankTrace t = one_step_trace("rank0.json", 2, 100);
   rec(t, "ProfilerStep#3", RecordKind::kLabel, 110, 200);
   rec(t, "aten::mm", RecordKind::kOp, 10, 20);
   const RankSteps steps = find_steps(t, StepRule{});
@@ -152,9 +158,7 @@ TEST_CASE("a pattern names nsys steps; without a marker the capture is one step"
 }
 
 TEST_CASE("nested regions flatten to the innermost label holding the time") {
-  RankTrace t;
-  t.file = "rank0.json";
-  rec(t, "ProfilerStep#0", RecordKind::kLabel, 0, 100);
+  RankTrace t = one_step_trace("rank0.json", 0, 100);
   rec(t, "forward", RecordKind::kLabel, 10, 60);
   rec(t, "aten::linear", RecordKind::kOp, 12, 30);  // an op holds no label: forward's time
   rec(t, "layer2", RecordKind::kLabel, 30, 50);
@@ -167,9 +171,7 @@ TEST_CASE("nested regions flatten to the innermost label holding the time") {
 }
 
 TEST_CASE("bare time while a collective completes is waiting, not the label's work") {
-  RankTrace t;
-  t.file = "rank0.json";
-  rec(t, "ProfilerStep#0", RecordKind::kLabel, 0, 200);
+  RankTrace t = one_step_trace("rank0.json", 0, 200);
   rec(t, "backward", RecordKind::kLabel, 0, 150);
   rec(t, "AddmmBackward0", RecordKind::kOp, 0, 40);
   rec(t, "c10d::allreduce_", RecordKind::kOp, 40, 42);
@@ -220,9 +222,7 @@ TEST_CASE("a gloo tail overlapping later compute is not waiting") {
   // next step, inside the straggler's time.sleep in fc2; the sleep was taken for waiting and
   // removed from fc2. A collective's tail past the stretch it was waited for in (backward) is
   // not waiting in the next label (optimizer) either.
-  RankTrace t;
-  t.file = "rank1.json";
-  rec(t, "ProfilerStep#0", RecordKind::kLabel, 0, 1000);
+  RankTrace t = one_step_trace("rank1.json", 0, 1000);
   rec(t, "backward", RecordKind::kLabel, 100, 500);
   rec(t, "c10d::allreduce_", RecordKind::kOp, 150, 160);
   rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 165, 520, 2);   // 20 µs past backward
@@ -608,9 +608,7 @@ TEST_CASE("Kineto distributedInfo.pg_config gives the process groups' ranks") {
 }
 
 TEST_CASE("an NCCL kernel is paired with its call by correlation id, not by order") {
-  RankTrace t;
-  t.file = "rank0.json";
-  rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+  RankTrace t = one_step_trace("rank0.json", 1, 1000);
   // B on the autograd thread (7) is called first but its kernel runs last.
   rec(t, "c10d::allreduce_", RecordKind::kOp, 50, 60, 7);
   rec(t, "cudaLaunchKernel", RecordKind::kRuntime, 52, 55, 7);
@@ -637,9 +635,7 @@ TEST_CASE("an NCCL kernel is paired with its call by correlation id, not by orde
 }
 
 TEST_CASE("gloo work paired in order is checked against the element count") {
-  RankTrace t;
-  t.file = "rank0.json";
-  rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+  RankTrace t = one_step_trace("rank0.json", 1, 1000);
   rec(t, "c10d::allreduce_", RecordKind::kOp, 100, 110);
   t.records.back().numel = 10;
   rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 120, 150, 2);
@@ -707,9 +703,7 @@ TEST_CASE("a step whose only gloo execution the profiler cut is left out, and sa
   // thread stopped the profiler before the worker closed its record). The call alone was taken
   // as the completion, nothing was warned, and the analysis' causality then moved rank 1's
   // clock by the straggler's 30 ms.
-  RankTrace t;
-  t.file = "rank0.json";
-  rec(t, "ProfilerStep#1", RecordKind::kLabel, 0, 1000);
+  RankTrace t = one_step_trace("rank0.json", 1, 1000);
   rec(t, "c10d::allreduce_", RecordKind::kOp, 100, 110);
   rec(t, "gloo:all_reduce", RecordKind::kCollectiveWork, 120, 900, 2);
   rec(t, "ProfilerStep#2", RecordKind::kLabel, 1000, 2000);

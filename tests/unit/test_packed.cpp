@@ -115,6 +115,17 @@ void check_copy_refused(const std::string& path, const std::string& store_name,
   for (const char* s : {"", "-wal", "-shm"}) fs::remove(store_path + s);
 }
 
+// Rewrites the run file at `path` as format 2 wrote it: its events as rows, no packs.
+void to_format2(const std::string& path) {
+  Db file(path);
+  file.exec(
+      "INSERT INTO event_rows SELECT e.rank, e.step, e.microbatch, e.layer, e.seq, k.id, n.id, "
+      "e.begin_ns, e.end_ns, e.bytes, e.device, e.stream FROM events e JOIN event_kinds k ON "
+      "k.name = e.kind JOIN event_names n ON n.name = e.name;"
+      "DROP VIEW events; DROP TABLE event_packs;"
+      "UPDATE meta SET value = '2' WHERE key = 'format_version';");
+}
+
 }  // namespace
 
 TEST_CASE("a pack round-trips every value, widths 0 to 8") {
@@ -289,15 +300,7 @@ TEST_CASE("a format-2 run file (rows, no packs) is still loaded and ingested int
   c.events = awkward_events(2);
   c.meta = {{"ranks", "2"}};
   stepclock::write_run_file(path, c);
-  {
-    Db file(path);
-    file.exec(
-        "INSERT INTO event_rows SELECT e.rank, e.step, e.microbatch, e.layer, e.seq, k.id, n.id, "
-        "e.begin_ns, e.end_ns, e.bytes, e.device, e.stream FROM events e JOIN event_kinds k ON "
-        "k.name = e.kind JOIN event_names n ON n.name = e.name;"
-        "DROP VIEW events; DROP TABLE event_packs;"
-        "UPDATE meta SET value = '2' WHERE key = 'format_version';");
-  }
+  to_format2(path);
   const RunData rows = load_run_file(path);
   REQUIRE(rows.events.size() == c.events.size());
   const std::string store_path = temp("format2.db");
@@ -358,6 +361,30 @@ TEST_CASE("a pack whose steps do not fit 32 bits is refused, naming rank and val
   std::vector<runfile::EventRecord> events;
   CHECK_THROWS_WITH_AS(runfile::unpack_events(reader, 1, events), doctest::Contains("step 4294967"),
                        std::invalid_argument);
+  fs::remove(path);
+}
+
+// The rows of a format-2 file (the Python writer's) were narrowed to 32 bits without a word.
+TEST_CASE("a format-2 row whose step does not fit 32 bits is refused, naming file and value") {
+  const std::string path = damaged_run_file("wide_row_step", "SELECT 1");
+  to_format2(path);
+  std::int64_t rows = 0;  // the last row is the damaged one
+  {
+    Db file(path);
+    file.exec(
+        "UPDATE event_rows SET step = 4294967296 WHERE rowid = (SELECT max(rowid) FROM "
+        "event_rows)");
+    rows = file.query_int("SELECT count(*) FROM event_rows").value();
+  }
+  CHECK_THROWS_WITH_AS(load_run_file(path),
+                       doctest::Contains(("run file " + path +
+                                          ": event row: column step holds 4294967296, which does "
+                                          "not fit 32 bits")
+                                             .c_str()),
+                       std::invalid_argument);
+  check_copy_refused(path, "wide_row_step",
+                     "bad run file " + path + ": event row " + std::to_string(rows) +
+                         ": column step holds 4294967296, which does not fit 32 bits");
   fs::remove(path);
 }
 

@@ -21,16 +21,23 @@
       .attr("height", height + margin.top + margin.bottom);
     return root.append("g").attr("transform", "translate(" + margin.left + "," + margin.top + ")");
   }
-  function table(id, head, rows) {
+  // A table of rows of cells under `head`; a cell is text, {text, cls} (a class of its own) or
+  // {text, color} (coloured, bold). The first column, and the last where `lastLeft`, align left.
+  function table(id, head, rows, lastLeft) {
     var t = d3.select("#" + id).append("table");
     t.append("tr").selectAll("th").data(head).enter().append("th")
       .attr("class", function (d, i) { return i === 0 ? "l" : null; }).text(function (d) { return d; });
     rows.forEach(function (r) {
       var tr = t.append("tr");
       r.forEach(function (cell, i) {
-        var td = tr.append("td").attr("class", i === 0 ? "l" : null);
-        if (cell && typeof cell === "object") td.attr("class", cell.cls).text(cell.text);
-        else td.text(cell);
+        var td = tr.append("td").attr("class", i === 0 || (lastLeft && i === r.length - 1) ? "l" : null);
+        if (cell && typeof cell === "object") {
+          if (cell.cls !== undefined) td.attr("class", cell.cls);
+          if (cell.color !== undefined) td.style("color", cell.color).style("font-weight", 600);
+          td.text(cell.text);
+        } else {
+          td.text(cell);
+        }
       });
     });
   }
@@ -433,8 +440,9 @@
   }
 
   var parts = [header, configurations, explain, heatmaps, bisection, scorecard, timeline, efficiency, notes];
-  // Sections drawn by scripts of their own (report_why.js), given the same data.
-  (window.culpritExtraParts || []).forEach(function (make) { parts.push(make(data)); });
+  // Sections drawn by scripts of their own (report_why.js), given the same data and helpers.
+  var helpers = { table: table, absent: absent };
+  (window.culpritExtraParts || []).forEach(function (make) { parts.push(make(data, helpers)); });
   parts.forEach(function (part) {
     try { part(); } catch (err) { window.culpritErrors.push(part.name + ": " + (err && err.stack ? err.stack : String(err))); }
   });

@@ -6,9 +6,8 @@
   "use strict";
   var statusColor = { supported: "#b2182b", refuted: "#1a7f37", undecided: "#c77700" };
 
-  function absent(id, text) {
-    d3.select("#" + id).append("div").attr("class", "absent").attr("data-absent", "1").text(text);
-  }
+  // report.js's table and absent-note helpers, handed over when it makes these parts (withHelpers).
+  var table, absent;
   function num(v, digits) {
     return v === null || v === undefined ? "n/a" : Number(v).toFixed(digits === undefined ? 2 : digits);
   }
@@ -29,20 +28,6 @@
     for (var i = 0; i < ex.length; ++i) if (ex[i].candidate === data.focus.config) return ex[i];
     return ex.length ? ex[0] : null;
   }
-  function table(id, head, rows) {
-    var t = d3.select("#" + id).append("table");
-    t.append("tr").selectAll("th").data(head).enter().append("th")
-      .attr("class", function (d, i) { return i === 0 ? "l" : null; }).text(function (d) { return d; });
-    rows.forEach(function (r) {
-      var tr = t.append("tr");
-      r.forEach(function (cell, i) {
-        var td = tr.append("td").attr("class", i === 0 || i === r.length - 1 ? "l" : null);
-        if (cell && typeof cell === "object") td.style("color", cell.color).style("font-weight", 600).text(cell.text);
-        else td.text(cell);
-      });
-    });
-  }
-
   // Baseline and candidate bars of the figures that are shares of a peak (0..100 %).
   function percentBars(w) {
     var base = {};
@@ -95,7 +80,7 @@
         if (w.baseline) w.baseline.figures.forEach(function (f) { base[f.metric] = f; });
         table("table-why", ["figure", "baseline", "candidate", "numerator / denominator"], w.candidate.figures.map(function (f) {
           return [f.metric, base[f.metric] ? shown(base[f.metric].value, f.unit) : "–", shown(f.value, f.unit), f.note || f.source];
-        }));
+        }), true);
         var r = w.reconciliation;
         d3.select("#why-reconciliation").text(r.change_ms === null ? "Reconciliation: n/a (one export)." :
           "Reconciliation: ncu duration " + num(r.change_ms, 3) + " ms per launch × " + r.launches_per_step +
@@ -106,7 +91,7 @@
       if (explained.length) {
         table("table-why-explanations", ["explanation", "verdict", "evidence"], explained.map(function (x) {
           return [x.name, { text: x.status, color: statusColor[x.status] }, x.reason];
-        }));
+        }), true);
       }
       d3.select("#why-capture").text(e.next_capture ? "next capture: " + e.next_capture + "\ntelemetry: " + e.telemetry_capture : "");
     };
@@ -179,5 +164,14 @@
     };
   }
 
-  window.culpritExtraParts = (window.culpritExtraParts || []).concat([whyBlock, telemetryMap, measuredActivity]);
+  function withHelpers(make) {
+    return function (data, helpers) {
+      table = helpers.table;
+      absent = helpers.absent;
+      return make(data);
+    };
+  }
+
+  window.culpritExtraParts = (window.culpritExtraParts || []).concat(
+    [whyBlock, telemetryMap, measuredActivity].map(withHelpers));
 })();

@@ -10,9 +10,8 @@ namespace culprit::report {
 
 std::string runs_json(const std::vector<storage::RunSummary>& runs) {
   JsonWriter json;
-  json.begin_array();
-  for (const auto& r : runs) {
-    json.begin_object()
+  json.array_of(runs, [](JsonWriter& w, const storage::RunSummary& r) {
+    w.begin_object()
         .field("id", r.id)
         .field("config", r.config)
         .field("repetition", r.repetition)
@@ -23,8 +22,8 @@ std::string runs_json(const std::vector<storage::RunSummary>& runs) {
         .field("attempt", r.attempt)
         .field("error", r.error)
         .end_object();
-  }
-  return json.end_array().str();
+  });
+  return json.str();
 }
 
 std::string runs_text(const std::vector<storage::RunSummary>& runs) {
@@ -43,9 +42,8 @@ std::string runs_text(const std::vector<storage::RunSummary>& runs) {
 
 std::string steps_json(const std::vector<storage::StepExport>& rows) {
   JsonWriter json;
-  json.begin_array();
-  for (const auto& r : rows) {
-    json.begin_object()
+  json.array_of(rows, [](JsonWriter& w, const storage::StepExport& r) {
+    w.begin_object()
         .field("run_id", r.run_id)
         .field("experiment", r.experiment)
         .field("config", r.config)
@@ -55,8 +53,8 @@ std::string steps_json(const std::vector<storage::StepExport>& rows) {
         .field("last_rank", r.last_rank)
         .field("warmup", r.warmup)
         .end_object();
-  }
-  return json.end_array().str();
+  });
+  return json.str();
 }
 
 namespace {

@@ -218,6 +218,16 @@ class RegionUseTest(unittest.TestCase):
         self.assertEqual(len(said), 1)
         self.assertIn("step 0 began again: each step needs its own number", said[0])
 
+    def test_a_step_past_32_bits_is_refused_at_the_step(self):
+        def body(clock):
+            with clock.step(2**31 - 1):
+                pass
+            with self.assertRaisesRegex(ValueError, r"step 2147483648 does not fit 32 bits"):
+                with clock.step(2**31):
+                    pass
+        said, _ = self.run_clock(body)
+        self.assertEqual(said, [])
+
 
 class MetaKeysTest(unittest.TestCase):
     """Issue 33: the module reads the run meta keys from their one owner, meta_keys.tsv."""

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace culprit::storage {
 
@@ -97,8 +98,10 @@ class Statement {
       }
     } else if constexpr (std::is_same_v<T, bool>) {
       out = column_int(index) != 0;
-    } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
-      out = static_cast<T>(column_int(index));
+    } else if constexpr (std::is_enum_v<T>) {
+      out = static_cast<T>(column_fitting<std::underlying_type_t<T>>(index));
+    } else if constexpr (std::is_integral_v<T>) {
+      out = column_fitting<T>(index);
     } else if constexpr (std::is_floating_point_v<T>) {
       out = static_cast<T>(column_double(index));
     } else {
@@ -106,6 +109,16 @@ class Statement {
       out = column_text(index);
     }
   }
+
+  // An integer column read into a narrower type must fit it: a value that does not is a
+  // corrupt or foreign row, never a number to wrap around.
+  template <typename T>
+  T column_fitting(int index) const {
+    const std::int64_t value = column_int(index);
+    if (!std::in_range<T>(value)) throw_does_not_fit(index, value, sizeof(T) * 8);
+    return static_cast<T>(value);
+  }
+  [[noreturn]] void throw_does_not_fit(int index, std::int64_t value, std::size_t bits) const;
 
   Db* db_;
   sqlite3_stmt* stmt_ = nullptr;

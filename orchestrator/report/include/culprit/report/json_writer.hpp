@@ -42,6 +42,13 @@ class JsonWriter {
     for (const T& v : values) value(v);
     return end_array();
   }
+  // An array of one element per item of `items`, each written by `write(*this, item)`.
+  template <typename Items, typename Write>
+  JsonWriter& array_of(const Items& items, Write&& write) {
+    begin_array();
+    for (const auto& item : items) write(*this, item);
+    return end_array();
+  }
   // key(name) then the value, or null when there is none (nullopt, or "" for text).
   template <typename T>
   JsonWriter& field_or_null(std::string_view name, const std::optional<T>& v) {
