@@ -1,5 +1,6 @@
 #include "culprit/storage/run_data.hpp"
 #include "runfile/meta_keys.hpp"
+#include "runfile/provenance_keys.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -269,16 +270,19 @@ void load_packs(Db& db, bool store, std::int64_t run_id, EventSelection selectio
   sort_events(run);
 }
 
-// Each rank's sched.step_wait_ns provenance ("step:ns,..."; docs/schema.md), [position][step].
-// A malformed list is left out (the check it feeds then does not run), never fatal.
-std::vector<std::vector<double>> load_step_cpu_wait(Db& db, const std::string& filter,
-                                                    std::int64_t run_id, const RunData& run) {
+// Each rank's per-step provenance list `key` ("step:ns,..."; docs/schema.md, the
+// sched.step_* keys), [position][step]. A malformed list is left out (the check it feeds then
+// does not run), never fatal.
+std::vector<std::vector<double>> load_step_waits(Db& db, const std::string& filter,
+                                                 std::int64_t run_id, const RunData& run,
+                                                 const char* key) {
   const int ranks = run.ranks;
   std::vector<std::vector<double>> wait;
   Statement stmt(db, "SELECT rank, value FROM provenance " +
                          (filter.empty() ? std::string("WHERE") : filter + " AND") +
-                         " key = 'sched.step_wait_ns'");
+                         (filter.empty() ? " key = ?1" : " key = ?2"));
   if (!filter.empty()) stmt.bind(1, run_id);
+  stmt.bind(filter.empty() ? 1 : 2, key);
   while (stmt.step()) {
     const std::int64_t id = stmt.column_int(0);
     if (id < 0 || id > std::numeric_limits<int>::max()) continue;
@@ -407,7 +411,9 @@ RunData load(Db& db, const std::string& filter, std::int64_t run_id, EventSelect
     if (c.rank >= 0 && c.rank < run.ranks) by_rank[static_cast<std::size_t>(c.rank)] = c;
   }
   run.clocks = std::move(by_rank);
-  run.step_cpu_wait_ns = load_step_cpu_wait(db, filter, run_id, run);
+  run.step_cpu_wait_ns = load_step_waits(db, filter, run_id, run, runfile::provenance::kStepWaitNs);
+  run.step_collective_wait_ns =
+      load_step_waits(db, filter, run_id, run, runfile::provenance::kStepCollectiveWaitNs);
   return run;
 }
 

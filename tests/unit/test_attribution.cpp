@@ -402,6 +402,36 @@ TEST_CASE("a rank that waited for a CPU as long as it cost is the environment, n
   CHECK(analysis::attribute_run(run).culprit.is_code());
 }
 
+TEST_CASE("where collectives' waits are measured, only the wait outside them is the environment") {
+  // Rank 2 is 40 ms late by its code (a slow GEMM) in every step. Every rank waited 40 ms for a
+  // CPU a step (4 sleeping ranks on 2 cores beside a busy one): the peers spinning at the
+  // all-reduce for rank 2, rank 2 and all of them again in the transfer after it arrived.
+  const SyntheticSpec spec = rank2_forward_straggler();
+  storage::RunData run = synthesize(spec);
+  auto per_rank = [&](double rank2_ms, double peers_ms) {
+    std::vector<std::vector<double>> w(4, std::vector<double>(spec.steps, peers_ms * kMs));
+    for (double& x : w[2]) x = rank2_ms * kMs;
+    return w;
+  };
+  run.step_cpu_wait_ns = per_rank(40, 40);
+  // Without the collectives' own waits, the peers' idle time at the all-reduce is taken out and
+  // rank 2's transfer wait is left: the straggler is wrongly the machine.
+  REQUIRE_FALSE(analysis::attribute_run(run).culprit.is_code());
+  // Measured: all of rank 2's 40 ms were inside its collectives, none delayed its arrival.
+  run.step_collective_wait_ns = per_rank(40, 40);
+  const analysis::RunAttribution code = analysis::attribute_run(run);
+  CHECK(code.culprit.is_code());
+  CHECK(code.culprit.rank == 2);
+  // Rank 2 waited 40 ms while computing, outside its collectives; its peers only inside theirs:
+  // the machine, said in the measured form.
+  run.step_collective_wait_ns = per_rank(0, 40);
+  const analysis::RunAttribution machine = analysis::attribute_run(run);
+  CHECK_FALSE(machine.culprit.is_code());
+  CHECK(contains_text(machine.culprit.environment,
+                      "rank 2 waited for a CPU 40.00 ms per step more than its peers (40.00 ms in "
+                      "all, outside its collectives)"));
+}
+
 TEST_CASE("idle waits at collectives: blocked before the last arrival, not computing, not after") {
   // Three ranks, one all-reduce that completes at 19.8 ms; rank 1 arrives last, at 15 ms.
   // Rank 0 computes 5 ms, then blocks: 10 ms idle before rank 1 arrives (its 4.8 ms after,

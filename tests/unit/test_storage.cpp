@@ -163,6 +163,8 @@ TEST_CASE("item 3 (#38): ranks 2 and 3 of a job load as positions 0 and 1 with t
         {.begin_ns = 10, .end_ns = 20, .rank = rank, .step = 0, .kind = EventKind::kStep});
     c.clocks.push_back({rank, "h", 0, 100.0 * rank, 0, 0, 1, 1, 10});
     c.provenance.push_back({rank, "sched.step_wait_ns", "0:" + std::to_string(rank)});
+    c.provenance.push_back(
+        {rank, "sched.step_collective_wait_ns", "0:" + std::to_string(rank - 2)});
   }
   c.meta = {{"ranks", "2"}};
   stepclock::write_run_file(path, c);
@@ -178,6 +180,9 @@ TEST_CASE("item 3 (#38): ranks 2 and 3 of a job load as positions 0 and 1 with t
   CHECK(run.clocks[1].offset_ns == 300.0);
   REQUIRE(run.step_cpu_wait_ns.size() == 2);
   CHECK(run.step_cpu_wait_ns[1][0] == 3.0);
+  REQUIRE(run.step_collective_wait_ns.size() == 2);
+  CHECK(run.step_collective_wait_ns[0][0] == 0.0);  // rank 2's, at its position
+  CHECK(run.step_collective_wait_ns[1][0] == 1.0);
   CHECK(run.rank_id(0) == 2);
   CHECK(run.rank_id(-1) == -1);
   CHECK(run.position_of(3) == 1);

@@ -146,10 +146,14 @@ Symptom symptom_of(const std::vector<StepAttribution>& steps, const RunCulprit& 
 // peers waited, in the very steps it was blamed for: then the straggler is the machine (another
 // process on its core), not the code. Cost per step: the what-if saving (the step replayed
 // with the rank at the peers' median), else its excess in the blamed phase. A rank's CPU wait
-// counts only beyond its idle wait at collectives (idle_wait_ns_by_step): on a loaded machine the
-// peer that spins in the all-reduce while the straggler is parked behind another process waits for
-// a CPU too, and that wait must not cancel the straggler's (a hog on each rank's core: 5 of 9
-// controls blamed as code before).
+// counts only outside its collectives: where the stepping thread timed them itself (stepclock),
+// the wait measured inside them is taken out; elsewhere its idle wait at collectives
+// (idle_wait_ns_by_step) is. On a loaded machine the peer that spins in the all-reduce while the
+// straggler is parked behind another process waits for a CPU too, and that wait must not cancel
+// the straggler's (a hog on each rank's core: 5 of 9 controls blamed as code before); nor may the
+// straggler's own wait in a long transfer count as its lateness (4 sleeping ranks on 2 cores
+// beside a busy one: a 20 ms sleep labelled the environment, every rank waiting ~30 ms a step
+// inside the all-reduces).
 std::string environment_of(const Timeline& timeline,
                            const std::vector<CollectiveTiming>& collectives,
                            const RunAttribution& a) {
@@ -159,12 +163,17 @@ std::string environment_of(const Timeline& timeline,
   const auto r = static_cast<std::size_t>(culprit.rank);
   if (culprit.rank < 0 || r >= wait.size() || wait[r].empty()) return {};
   const std::vector<std::vector<double>> idle = idle_wait_ns_by_step(timeline, collectives);
+  const auto& inside = run.step_collective_wait_ns;
+  bool measured = true;  // every wait of the culprit's rank counted is the measured form
   // The CPU wait that could have delayed `rank` in `step`; NaN where it was not recorded.
   auto at = [&](std::size_t rank, int step) {
     const auto& w = wait[rank];
     if (step < 0 || static_cast<std::size_t>(step) >= w.size()) return kNaN;
     const auto s = static_cast<std::size_t>(step);
     if (std::isnan(w[s])) return kNaN;
+    if (rank < inside.size() && s < inside[rank].size() && !std::isnan(inside[rank][s]))
+      return std::max(0.0, w[s] - inside[rank][s]);
+    if (rank == r) measured = false;
     const double idle_ns = rank < idle.size() && s < idle[rank].size() ? idle[rank][s] : 0.0;
     return std::max(0.0, w[s] - idle_ns);
   };
@@ -191,10 +200,11 @@ std::string environment_of(const Timeline& timeline,
   if (!(costs > 0) || waited < 0.5 * costs || waited < 0.01 * a.median_step_ms) return {};
   return fmt::format(
       "in the steps it was blamed for, rank {} waited for a CPU {:.2f} ms per step more than its "
-      "peers ({:.2f} ms in all, beyond its idle waits at collectives), {:.0f} % of the {:.2f} ms "
-      "it cost - another process shared its core; this is the environment, not the code (bind "
-      "the ranks away from other work, or use a quieter machine, and measure again)",
+      "peers ({:.2f} ms in all, {}), {:.0f} % of the {:.2f} ms it cost - another process shared "
+      "its core; this is the environment, not the code (bind the ranks away from other work, or "
+      "use a quieter machine, and measure again)",
       run.rank_id(culprit.rank), waited, median_inplace(own_wait),
+      measured ? "outside its collectives" : "beyond its idle waits at collectives",
       100 * std::min(1.0, waited / costs), costs);
 }
 

@@ -1,6 +1,7 @@
 // The C API over one per-process session. A C API for an MPI application is necessarily
 // process-wide (like MPI itself); everything it delegates to is a plain class or function.
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "last_error.hpp"
 #include "provenance.hpp"
 #include "runfile/meta_keys.hpp"
+#include "runfile/provenance_keys.hpp"
 #include "stepclock/clock.hpp"
 #include "stepclock/clock_model.hpp"
 #include "stepclock/event_buffer.hpp"
@@ -22,6 +24,12 @@ namespace {
 
 using stepclock::EventBuffer;
 using stepclock::OffsetEstimate;
+
+struct StepWait {
+  std::int32_t step;
+  long long wait_ns;             // the stepping thread's wait for a CPU in the step
+  long long collective_wait_ns;  // the part inside its timed collectives
+};
 
 struct Session {
   MPI_Comm comm = MPI_COMM_NULL;
@@ -42,10 +50,30 @@ struct Session {
   stepclock::CpuWaitSample cpu_wait_start;  // at init: the window the sched.* provenance covers
   // Per step, how long the stepping thread waited for a CPU inside it (sched.step_wait_ns): a
   // rank that shares its core with another process is slow in exactly the steps it waited.
+  // Of that, the part inside the collectives it timed with stepclock_begin/end
+  // (sched.step_collective_wait_ns): there a wait delays no arrival, only the completion of all.
   long long step_wait_start = -1;
-  std::vector<std::pair<std::int32_t, long long>> step_waits;
+  long long step_collective_wait = 0;
+  std::vector<StepWait> step_waits;
   std::int32_t open_step = -1;
+  bool collectives_timed = false;  // some collective timed on the stepping thread
+  stepclock_region collective = EventBuffer::kDropped;  // the stepping thread's open one
+  long long collective_wait_start = -1;
 };
+
+// True on the thread that runs the steps (stepclock_step_wait_begin): a communication
+// thread's collectives overlap the step and are no wait of the stepping thread.
+thread_local bool t_stepping_thread = false;
+
+// "step:ns,step:ns,..." of one field of each step's waits (docs/schema.md, provenance).
+std::string step_list(const std::vector<StepWait>& waits, long long StepWait::*field) {
+  std::string list;
+  for (const StepWait& w : waits) {
+    if (!list.empty()) list += ',';
+    list += std::to_string(w.step) + ':' + std::to_string(w.*field);
+  }
+  return list;
+}
 
 Session* g_session = nullptr;
 thread_local std::string g_error;
@@ -254,18 +282,40 @@ stepclock_region stepclock_begin(stepclock_kind kind, uint16_t name, stepclock_i
                                     ids.layer,
                                     ids.seq,
                                     ids.bytes};
+  // A collective of the stepping thread inside a step: its wait for a CPU is read around it
+  // (outside the timed region, so the read costs the region nothing).
+  if (kind == STEPCLOCK_COLLECTIVE && t_stepping_thread && s->open_step >= 0) {
+    const long long wait = stepclock::thread_cpu_wait_ns();
+    const stepclock_region slot = s->buffer->begin(region, s->clock.now());
+    if (slot != EventBuffer::kDropped && wait >= 0) {
+      s->collective = slot;
+      s->collective_wait_start = wait;
+    }
+    return slot;
+  }
   return s->buffer->begin(region, s->clock.now());
 }
 
 void stepclock_end(stepclock_region region) {
   Session* s = g_session;
-  if (s != nullptr) s->buffer->end(region, s->clock.now());
+  if (s == nullptr) return;
+  s->buffer->end(region, s->clock.now());
+  if (t_stepping_thread && region == s->collective && region != EventBuffer::kDropped) {
+    const long long wait = stepclock::thread_cpu_wait_ns();
+    if (wait >= s->collective_wait_start) {
+      s->step_collective_wait += wait - s->collective_wait_start;
+      s->collectives_timed = true;
+    }
+    s->collective = EventBuffer::kDropped;
+  }
 }
 
 void stepclock_step_wait_begin(int32_t step) {
   Session* s = g_session;
   if (s == nullptr) return;
+  t_stepping_thread = true;
   s->open_step = step;
+  s->step_collective_wait = 0;
   s->step_wait_start = stepclock::thread_cpu_wait_ns();
 }
 
@@ -274,8 +324,10 @@ void stepclock_step_wait_end(void) {
   if (s == nullptr) return;
   if (s->open_step >= 0 && s->step_wait_start >= 0) {
     const long long now = stepclock::thread_cpu_wait_ns();
-    if (now >= s->step_wait_start)
-      s->step_waits.emplace_back(s->open_step, now - s->step_wait_start);
+    if (now >= s->step_wait_start) {
+      s->step_waits.push_back({s->open_step, now - s->step_wait_start,
+                               std::min(s->step_collective_wait, now - s->step_wait_start)});
+    }
   }
   s->open_step = -1;
 }
@@ -343,12 +395,12 @@ int stepclock_write_run_file(const char* path, const char* config_json) {
       s.provenance.push_back(std::move(entry));
     }
     if (!s.step_waits.empty()) {
-      std::string list;  // "step:ns,step:ns,..."
-      for (const auto& [step, ns] : s.step_waits) {
-        if (!list.empty()) list += ',';
-        list += std::to_string(step) + ':' + std::to_string(ns);
+      s.provenance.emplace_back(runfile::provenance::kStepWaitNs,
+                                step_list(s.step_waits, &StepWait::wait_ns));
+      if (s.collectives_timed) {
+        s.provenance.emplace_back(runfile::provenance::kStepCollectiveWaitNs,
+                                  step_list(s.step_waits, &StepWait::collective_wait_ns));
       }
-      s.provenance.emplace_back("sched.step_wait_ns", std::move(list));
     }
     for (auto& entry : stepclock::job_provenance(s.comm)) {
       s.job_provenance.push_back(std::move(entry));

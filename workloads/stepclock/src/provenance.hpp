@@ -28,7 +28,8 @@ struct CpuWaitSample {
 CpuWaitSample sample_cpu_wait();
 
 // How long the calling thread has waited for a CPU while runnable, since it started (Linux
-// /proc/thread-self/schedstat); -1 when unreadable. One small file read: per step, not per phase.
+// /proc/thread-self/schedstat); -1 when unreadable. One pread of a file the thread keeps open:
+// per step and per collective of the stepping thread, not per phase.
 long long thread_cpu_wait_ns();
 
 // The sched.* provenance of one rank over [start, end]: what another process sharing its core

@@ -61,6 +61,10 @@ struct RunData {
   // it). A fact about the machine, not the truth of an injection: another process sharing a
   // rank's core shows here.
   std::vector<std::vector<double>> step_cpu_wait_ns;
+  // [rank][step]: the part of that wait inside the collectives the stepping thread timed itself
+  // (sched.step_collective_wait_ns; NaN or empty as above; empty also for writers that do not
+  // time it: the PMPI interposer, the Python module, imports).
+  std::vector<std::vector<double>> step_collective_wait_ns;
 
   int name_index(const std::string& name) const;  // -1 when absent
   // The job's rank id of a position (a negative position, "none", is returned as is).

@@ -66,6 +66,9 @@ int stepclock_sync_end_adaptive(int min_exchanges, int max_exchanges, double tar
 uint16_t stepclock_name(const char* name);
 
 int64_t stepclock_now(void); /* this rank's raw clock, ns */
+/* A STEPCLOCK_COLLECTIVE region begun and ended on the stepping thread inside a step also reads
+ * the thread's wait for a CPU around it (outside the timed region): the step's part inside its
+ * collectives is kept as sched.step_collective_wait_ns (docs/stepclock.md). */
 stepclock_region stepclock_begin(stepclock_kind kind, uint16_t name, stepclock_ids ids);
 void stepclock_end(stepclock_region region);
 stepclock_region stepclock_step_begin(int32_t step);
