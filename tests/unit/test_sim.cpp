@@ -59,9 +59,16 @@ double aligned(const stepclock::ClockModel& m, std::int64_t raw) {
          m.drift_ppm * 1e-6 * static_cast<double>(raw - m.ref_ns);
 }
 
+// Scans only the (rank, step) slice of the rank-major layout SimulatedRun::times states: the
+// reference test looks up thousands of events in runs of millions.
 EventRecord find(const sim::SimulatedRun& run, int rank, int step, std::string_view name,
                  int layer = -1, int seq = -1, int microbatch = -1) {
-  for (const EventRecord& e : run.all_events()) {
+  const auto per_step = static_cast<std::size_t>(run.events_per_rank_step);
+  const std::size_t first =
+      (static_cast<std::size_t>(rank) * run.step_end_ns.size() + static_cast<std::size_t>(step)) *
+      per_step;
+  for (std::size_t i = first; i < first + per_step && i < run.event_count(); ++i) {
+    const EventRecord e = run.event(i);
     if (e.rank == rank && e.step == step && run.names[e.name] == name && e.layer == layer &&
         e.seq == seq && (microbatch < 0 || e.microbatch == microbatch)) {
       return e;
