@@ -60,7 +60,7 @@ double aligned(const stepclock::ClockModel& m, std::int64_t raw) {
 }
 
 // Scans only the (rank, step) slice of the rank-major layout SimulatedRun::times states: the
-// reference test looks up thousands of events in runs of millions.
+// reference test looks up thousands of events in runs of hundreds of thousands.
 EventRecord find(const sim::SimulatedRun& run, int rank, int step, std::string_view name,
                  int layer = -1, int seq = -1, int microbatch = -1) {
   const auto per_step = static_cast<std::size_t>(run.events_per_rank_step);
