@@ -59,15 +59,14 @@ double aligned(const stepclock::ClockModel& m, std::int64_t raw) {
          m.drift_ppm * 1e-6 * static_cast<double>(raw - m.ref_ns);
 }
 
-// Scans only the (rank, step) slice of the rank-major layout SimulatedRun::times states: the
-// reference test looks up thousands of events in runs of hundreds of thousands.
+// Scans only the events of that rank's step: the reference test looks up thousands of events
+// in runs of hundreds of thousands.
 EventRecord find(const sim::SimulatedRun& run, int rank, int step, std::string_view name,
                  int layer = -1, int seq = -1, int microbatch = -1) {
-  const auto per_step = static_cast<std::size_t>(run.events_per_rank_step);
-  const std::size_t first =
-      (static_cast<std::size_t>(rank) * run.step_end_ns.size() + static_cast<std::size_t>(step)) *
-      per_step;
-  for (std::size_t i = first; i < first + per_step && i < run.event_count(); ++i) {
+  const std::size_t first = run.first_event(rank, step);
+  const std::size_t end =
+      std::min(first + static_cast<std::size_t>(run.events_per_rank_step), run.event_count());
+  for (std::size_t i = first; i < end; ++i) {
     const EventRecord e = run.event(i);
     if (e.rank == rank && e.step == step && run.names[e.name] == name && e.layer == layer &&
         e.seq == seq && (microbatch < 0 || e.microbatch == microbatch)) {

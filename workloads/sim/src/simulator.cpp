@@ -283,11 +283,9 @@ EventRecord SimulatedRun::event(std::size_t i) const {
 }
 
 void SimulatedRun::rank_events(int rank, std::vector<EventRecord>& out) const {
-  const std::size_t per_rank = static_cast<std::size_t>(events_per_rank_step) * step_end_ns.size();
-  out.resize(per_rank);
-  for (std::size_t i = 0; i < per_rank; ++i) {
-    out[i] = event(static_cast<std::size_t>(rank) * per_rank + i);
-  }
+  const std::size_t first = first_event(rank, 0);
+  out.resize(first_event(rank + 1, 0) - first);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = event(first + i);
 }
 
 std::vector<EventRecord> SimulatedRun::all_events() const {

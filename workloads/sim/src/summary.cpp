@@ -40,8 +40,6 @@ RunSummary summarize(const SimulatedRun& run, const stepmodel::RunConfig& config
       warmup == 0 ? 0 : run.step_end_ns[static_cast<std::size_t>(warmup - 1)];
   const std::int64_t window_end = run.step_end_ns.back();
   const auto period = static_cast<std::int64_t>(std::llround(sample_period_s * 1e9));
-  const std::size_t per_rank =
-      static_cast<std::size_t>(steps) * static_cast<std::size_t>(run.events_per_rank_step);
   double share_sum = 0.0;
   double sampled_sum = 0.0;
   const std::size_t ranks = run.true_clocks.size();
@@ -51,7 +49,9 @@ RunSummary summarize(const SimulatedRun& run, const stepmodel::RunConfig& config
     int hits = 0;
     int samples = 0;
     std::int64_t sample = window_begin + period;
-    for (std::size_t i = r * per_rank; i < (r + 1) * per_rank; ++i) {
+    const int rank = static_cast<int>(r);
+    const std::size_t rank_end = run.first_event(rank + 1, 0);
+    for (std::size_t i = run.first_event(rank, 0); i < rank_end; ++i) {
       const stepclock::EventRecord e = run.event(i);
       if (e.kind != stepclock::EventKind::kCompute) continue;
       const std::int64_t begin = std::max(to_true(clock, e.begin_ns), window_begin);

@@ -40,6 +40,12 @@ struct SimulatedRun {
   int events_per_rank_step = 0;
 
   std::size_t event_count() const { return times.size(); }
+  // Where rank r's step s begins in `times` (its "step" event); rank r's events are
+  // [first_event(r, 0), first_event(r + 1, 0)). The inverse of event()'s mapping.
+  std::size_t first_event(int rank, int step) const {
+    return (static_cast<std::size_t>(rank) * step_end_ns.size() + static_cast<std::size_t>(step)) *
+           static_cast<std::size_t>(events_per_rank_step);
+  }
   // The i-th event (rank-major, as `times`), as culprit-step records it.
   stepclock::EventRecord event(std::size_t i) const;
   // Rank r's events in order, into `out` (replacing its contents).
