@@ -3,7 +3,9 @@
 // Expected figures computed independently from the values in the files (python3):
 //   FLOPs 17,179,869,184 (timing.csv, gemm 2048); measured peaks 33,739,119,771,597.6 FLOP/s,
 //   590,061,393,638.3 byte/s (peaks.csv); vectorized 2,103,104 ns, 46,334,464 bytes;
-//   naive 9,589,248 ns, 80,808,960 bytes; saxpy 292,928 ns, 177,852,672 bytes.
+//   naive 9,589,248 ns, 80,808,960 bytes; saxpy 292,928 ns, 177,852,672 bytes; the CUTLASS fp8
+//   GEMM of cublaslt_ncu.log 2 x 2208 x 2048 x 5608 = 50,718,572,544 FLOPs in 406,240 ns against
+//   B200's 4.5e15 FLOP/s: 2.7744 %.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -117,6 +119,27 @@ TEST_CASE("real: saxpy alone sits at the memory roof") {
         doctest::Approx(102.897));
   CHECK(find(v, "launch_bound").status == WhyStatus::kRefuted);
   CHECK(find(v, "hbm_traffic").status == WhyStatus::kUndecided);
+}
+
+TEST_CASE("real: the CUTLASS fp8 GEMM alone: the roof names the counts it lacks") {
+  // superbenchmark's cublaslt_ncu.log: Speed Of Light percentages, no DRAM byte or SASS counts.
+  // Its shape (m 2208, n 2048, k 5608: the log's first line) gives 2 m n k FLOPs.
+  const std::string log = CULPRIT_COUNTERS_DIR "/superbenchmark/cublaslt_ncu.log";
+  WhyOptions o;
+  o.peaks = device_peaks("B200", "fp8");
+  WhyVerdict v = why_of_exports("", log, o);
+  CHECK(v.candidate.roof ==
+        "n/a: no DRAM byte count (collect dram__bytes_*) and no FLOP count (pass --flops)");
+  CHECK(figure(v.candidate, "dram_bytes").note ==
+        "n/a: no DRAM byte count (collect dram__bytes_read.sum and dram__bytes_write.sum)");
+  CHECK_FALSE(figure(v.candidate, "dram_bandwidth_pct_of_peak").value);
+  o.flops = 2.0 * 2208 * 2048 * 5608;
+  v = why_of_exports("", log, o);
+  CHECK(v.candidate.roof == "below the roofs");
+  CHECK(figure(v.candidate, "flop_rate_pct_of_peak").value.value() == doctest::Approx(2.7744));
+  o.peaks = WhyPeaks{};
+  v = why_of_exports("", log, o);
+  CHECK(v.candidate.roof == "n/a: no peaks (pass --peaks or --device)");
 }
 
 TEST_CASE("real: a file against itself supports nothing") {

@@ -4,6 +4,8 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "why_numbers.hpp"
 
 namespace culprit::analysis::why_detail {
@@ -11,6 +13,9 @@ namespace {
 
 using importers::ncu::KernelFigures;
 using importers::ncu::MaybeFigure;
+
+constexpr const char* kNoBytesNote =
+    "n/a: no DRAM byte count (collect dram__bytes_read.sum and dram__bytes_write.sum)";
 
 // The mean over the launches that have the figure, and the metric it came from.
 std::pair<Maybe, std::string> mean(const KernelCounters& k, MaybeFigure KernelFigures::*field) {
@@ -58,6 +63,7 @@ SideNumbers side_numbers(const KernelCounters& k, const WhyOptions& o) {
     n.flops_source = o.flops_source;
   }
   if (!n.flops) n.flops_note = o.no_flops_note;
+  if (!n.bytes) n.bytes_note = kNoBytesNote;
   n.sm_active_cycles = mean(k, &KernelFigures::sm_active_cycles).first;
   n.elapsed_cycles = mean(k, &KernelFigures::elapsed_cycles).first;
   n.sm_active_pct = pct(n.sm_active_cycles, n.elapsed_cycles);
@@ -80,6 +86,19 @@ WhyFigure fig(std::string metric, Maybe value, Maybe num, Maybe den, std::string
                    std::move(source), std::move(note)};
 }
 
+// Why the kernel has no place on the roofline: each roof needs the kernel's own count and the
+// device's peak, and the message names what is missing of both.
+std::string no_roof_reason(const SideNumbers& n, const WhyOptions& o) {
+  const bool flops_peak = positive(o.peaks.flops_per_s).has_value();
+  const bool bytes_peak = positive(o.peaks.bytes_per_s).has_value();
+  if (!flops_peak && !bytes_peak) return "n/a: no peaks (pass --peaks or --device)";
+  if (!n.duration_ns) return "n/a: no duration (collect gpu__time_duration.sum)";
+  const char* memory = !n.bytes ? "no DRAM byte count (collect dram__bytes_*)"
+                                : "no bandwidth peak (peak_bandwidth)";
+  const char* compute = !n.flops ? "no FLOP count (pass --flops)" : "no FLOP peak (peak_flops)";
+  return fmt::format("n/a: {} and {}", memory, compute);
+}
+
 std::string roof_of(const SideNumbers& n, const WhyOptions& o) {
   const Maybe ridge = ratio(positive(o.peaks.flops_per_s), positive(o.peaks.bytes_per_s));
   const bool memory_side = !n.intensity || !ridge || *n.intensity < *ridge;
@@ -87,8 +106,8 @@ std::string roof_of(const SideNumbers& n, const WhyOptions& o) {
     return "memory roof";
   }
   if (n.flop_pct && *n.flop_pct >= why_rule::kRoofPct) return "compute roof";
-  if (!n.bandwidth_pct && !n.flop_pct) return "n/a: no peaks (pass --peaks or --device)";
-  return "below the roofs";
+  if (n.bandwidth_pct || n.flop_pct) return "below the roofs";
+  return no_roof_reason(n, o);
 }
 
 void add_roofline(std::vector<WhyFigure>& f, const SideNumbers& n, const WhyOptions& o) {
@@ -121,15 +140,16 @@ WhySide make_side(const KernelCounters& k, const SideNumbers& n, const WhyOption
                   n.flops_source + " / duration", n.flops_note));
   f.push_back(fig("flop_rate_pct_of_peak", n.flop_pct, n.flop_rate, positive(o.peaks.flops_per_s),
                   "%", "achieved FLOP/s / peak FLOP/s, " + o.peaks.source, n.flops_note));
-  f.push_back(fig("dram_bytes", n.bytes, n.bytes, Maybe(1.0), "byte", n.bytes_source));
+  f.push_back(
+      fig("dram_bytes", n.bytes, n.bytes, Maybe(1.0), "byte", n.bytes_source, n.bytes_note));
   f.push_back(fig("dram_bytes_over_ideal", ratio(n.bytes, o.ideal_bytes), n.bytes, o.ideal_bytes,
                   "x", "DRAM bytes / " + o.ideal_bytes_source,
                   o.ideal_bytes ? "" : "n/a: no ideal bytes"));
-  f.push_back(
-      fig("dram_bandwidth", n.bandwidth, n.bytes, seconds, "byte/s", "DRAM bytes / duration"));
+  f.push_back(fig("dram_bandwidth", n.bandwidth, n.bytes, seconds, "byte/s",
+                  "DRAM bytes / duration", n.bytes_note));
   f.push_back(fig("dram_bandwidth_pct_of_peak", n.bandwidth_pct, n.bandwidth,
                   positive(o.peaks.bytes_per_s), "%",
-                  "achieved byte/s / peak byte/s, " + o.peaks.source));
+                  "achieved byte/s / peak byte/s, " + o.peaks.source, n.bytes_note));
   add_roofline(f, n, o);
   f.push_back(fig("sm_active", n.sm_active_pct, n.sm_active_cycles, n.elapsed_cycles, "%",
                   "SM Active Cycles / Elapsed Cycles"));

@@ -16,6 +16,7 @@ struct SideNumbers {
   Maybe sm_throughput_pct, memory_pct, waves;
   std::string duration_source, bytes_source, flops_source;
   std::string flops_note;  // why there is no FLOP count
+  std::string bytes_note;  // why there is no DRAM byte count
   double launches = 0;
 };
 
