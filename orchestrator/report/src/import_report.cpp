@@ -46,7 +46,8 @@ std::string import_text(const ImportReport& r) {
       r.baseline ? " (baseline)" : "", r.repetition, r.median_ms);
   out += "ranks: " + printable(s.rank_rule) + "\n";
   if (!s.kernel_classes.empty()) {
-    out += "kernels by class:";
+    // Not only kernels: the copy and memset records of the trace are counted in their classes.
+    out += "GPU work by class:";
     for (const auto& [kind, count] : s.kernel_classes) out += fmt::format(" {} {}", kind, count);
     out += "\n";
   }
