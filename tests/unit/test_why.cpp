@@ -8,10 +8,12 @@
 //   B200's 4.5e15 FLOP/s: 2.7744 %.
 #include <doctest/doctest.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "culprit/analysis/why.hpp"
+#include "culprit/analysis/why_capture.hpp"
 #include "culprit/analysis/why_telemetry.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/peaks.hpp"
@@ -231,4 +233,66 @@ TEST_CASE("hand-written dcgmi dmon telemetry: GPU 3 (rank 11) 30 % below its pee
   CHECK(find(why_verdict(&b, c, o), "clock_throttling").status == WhyStatus::kRefuted);
   CHECK_FALSE(clock_evidence(parse_telemetry(dmon("1980"), "d", Format::kDcgm), 5, map));
   CHECK_THROWS_AS(parse_gpu_rank("0:8"), culprit::UsageError);
+}
+
+namespace {
+
+// The argument of --kernel-name in a capture command, as the shell hands it to ncu (the names
+// below hold no quote, so the shell only removes the surrounding pair).
+std::string kernel_argument(const std::string& command) {
+  const std::string flag = "--kernel-name regex:'";
+  const std::size_t at = command.find(flag);
+  REQUIRE(at != std::string::npos);
+  const std::size_t begin = at + flag.size();
+  return command.substr(begin, command.find('\'', begin) - begin);
+}
+
+bool ncu_matches(const std::string& command, const std::string& function_name) {
+  return std::regex_search(function_name, std::regex(kernel_argument(command)));
+}
+
+}  // namespace
+
+TEST_CASE("next capture: the kernel filter is a literal match on ncu's function name") {
+  CaptureTarget t;
+  t.phase = "gemm.bwd.wgrad";
+  t.rank = 63;
+  t.launch_skip = "127";
+  t.launch_count = "1";
+  NextCapture n = next_capture(t);
+  CHECK(n.ncu.starts_with(
+      "ncu --clock-control none --kernel-name regex:'gemm\\.bwd\\.wgrad' --launch-skip 127 "
+      "--launch-count 1 --metrics gpu__time_duration.sum,"));
+  CHECK(n.ncu.ends_with(" --csv --page details <rank 63's command> > rank63-gemm.bwd.wgrad.csv"));
+  CHECK(n.telemetry ==
+        "nsys profile --gpu-metrics-devices=all --gpu-metrics-frequency=10000 -o rank63 <rank "
+        "63's command>");
+  CHECK(ncu_matches(n.ncu, "gemm.bwd.wgrad"));
+  CHECK_FALSE(ncu_matches(n.ncu, "gemmXbwdXwgrad"));  // the dots are literal
+
+  // A kernel of shared/traces/gpu-kineto as the attached counters name it: ncu's default
+  // --kernel-name-base is the function's own name, which the filter and the file take.
+  t.kernel =
+      "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, "
+      "unsigned long, unsigned int**, unsigned long, unsigned long)";
+  t.phase = "symm_mem::multimem_all_reduce_";
+  t.rank = 0;
+  n = next_capture(t);
+  CHECK(kernel_argument(n.ncu) == "multimem_all_reduce_kernel");
+  CHECK(n.ncu.ends_with("> rank0-multimem_all_reduce_kernel.csv"));
+  CHECK(ncu_matches(n.ncu, "multimem_all_reduce_kernel"));
+
+  // Without counters a kernel-named phase is cut the same way; a region is matched as it is,
+  // its metacharacters escaped, and the file name keeps only [A-Za-z0-9._-].
+  t.kernel.clear();
+  t.phase =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)";
+  CHECK(kernel_argument(next_capture(t).ncu) == "vectorized_elementwise_kernel");
+  t.phase = "## Call CompiledFxGraph (fud64) x2+ ##";
+  n = next_capture(t);
+  CHECK(kernel_argument(n.ncu) == "## Call CompiledFxGraph \\(fud64\\) x2\\+ ##");
+  CHECK(ncu_matches(n.ncu, t.phase));
+  CHECK(n.ncu.ends_with("> rank0-___Call_CompiledFxGraph__fud64__x2____.csv"));
+  t.phase = "it's";
+  CHECK(next_capture(t).ncu.find("--kernel-name regex:'it'\\''s' ") != std::string::npos);
 }

@@ -8,9 +8,11 @@
 #include <limits>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "culprit/analysis/attach.hpp"
 #include "culprit/analysis/explain.hpp"
+#include "culprit/analysis/why_capture.hpp"
 #include "culprit/storage/evidence.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "why_stored_parts.hpp"
@@ -103,43 +105,19 @@ PhaseCount count_phase(const storage::RunData& run, const RunCulprit& c) {
   return n;
 }
 
-std::string kernel_regex(const std::optional<WhyVerdict>& v, const std::string& phase) {
-  if (!v) return phase;
-  std::string base = v->candidate.kernel.substr(0, v->candidate.kernel.find('('));
-  base = base.substr(0, base.find('<'));
-  const auto colons = base.rfind("::");
-  if (colons != std::string::npos) base = base.substr(colons + 2);
-  return base;
-}
-
-constexpr const char* kMetrics =
-    "gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,"
-    "gpc__cycles_elapsed.max,gpc__cycles_elapsed.avg.per_second,"
-    "sm__warps_active.avg.pct_of_peak_sustained_active,"
-    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,"
-    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum,"
-    "sm__sass_thread_inst_executed_op_fadd_pred_on.sum,"
-    "sm__sass_thread_inst_executed_op_fmul_pred_on.sum,"
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
-    "launch__waves_per_multiprocessor";
-
 void fill_capture(WhyBlock& b, const RunCulprit& c, const PhaseCount& n) {
-  const std::string file = fmt::format("rank{}-{}.csv", c.rank, c.phase);
-  const std::string skip =
-      n.before >= 0
-          ? std::to_string(n.before)
-          : fmt::format("<instances of {} on rank {} before step {}>", c.phase, c.rank, c.step);
-  const std::string count = n.blamed >= 0 ? std::to_string(std::max(1, n.blamed))
-                                          : fmt::format("<its instances in step {}>", c.step);
-  b.next_capture = fmt::format(
-      "ncu --clock-control none --kernel-name regex:'{}' --launch-skip {} --launch-count {} "
-      "--metrics {} --csv --page details <rank {}'s command> > {}",
-      kernel_regex(b.verdict, c.phase), skip, count, kMetrics, c.rank, file);
-  b.telemetry_capture = fmt::format(
-      "nsys profile --gpu-metrics-devices=all --gpu-metrics-frequency=10000 -o rank{} <rank {}'s "
-      "command>",
-      c.rank, c.rank);
+  CaptureTarget t;
+  t.kernel = b.verdict ? b.verdict->candidate.kernel : std::string();
+  t.phase = c.phase;
+  t.rank = c.rank;
+  t.launch_skip = n.before >= 0 ? std::to_string(n.before)
+                                : fmt::format("<instances of {} on rank {} before step {}>",
+                                              c.phase, c.rank, c.step);
+  t.launch_count = n.blamed >= 0 ? std::to_string(std::max(1, n.blamed))
+                                 : fmt::format("<its instances in step {}>", c.step);
+  NextCapture capture = next_capture(t);
+  b.next_capture = std::move(capture.ncu);
+  b.telemetry_capture = std::move(capture.telemetry);
 }
 
 // Counting the phase's launches reads the run's events again: done for runs of at most this
