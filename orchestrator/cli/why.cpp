@@ -44,10 +44,11 @@ void why(const WhyArgs& a) {
     if (!a.rank) throw UsageError("--telemetry needs --rank: the rank the verdict is about");
     const auto series = importers::telemetry::read_telemetry(
         a.telemetry, importers::telemetry::parse_format(a.telemetry_format));
-    o.telemetry = analysis::clock_evidence(series, *a.rank, analysis::parse_gpu_rank(a.gpu_rank));
+    const auto gpu_rank = analysis::parse_gpu_rank(a.gpu_rank);
+    o.telemetry = analysis::clock_evidence(series, *a.rank, gpu_rank);
     if (!o.telemetry) {
-      throw UsageError(a.telemetry + ": no SM clock samples of rank " + std::to_string(*a.rank) +
-                       " and of a peer (check --gpu-rank)");
+      throw UsageError(a.telemetry + ": " +
+                       analysis::no_clock_evidence_reason(series, *a.rank, gpu_rank));
     }
   }
   // One file: the candidate alone; two: baseline then candidate.

@@ -296,3 +296,21 @@ TEST_CASE("next capture: the kernel filter is a literal match on ncu's function 
   t.phase = "it's";
   CHECK(next_capture(t).ncu.find("--kernel-name regex:'it'\\''s' ") != std::string::npos);
 }
+
+TEST_CASE("real NVML samples of one GPU: clock_throttling has no peer, and the reason says so") {
+  using namespace culprit::importers::telemetry;
+  const Series one_gpu = read_telemetry(kDir + "nvml.csv", Format::kNvmlCsv);
+  CHECK_FALSE(clock_evidence(one_gpu, 0, {}));
+  CHECK(no_clock_evidence_reason(one_gpu, 0, {})
+            .starts_with("SM clock samples of rank 0 (GPU 0) only: clock_throttling compares the "
+                         "rank's clock with "
+                         "its peers'"));
+  CHECK(no_clock_evidence_reason(one_gpu, 3, {}) ==
+        "no SM clock sample of rank 3; the file's are of rank 0 (GPU 0) (map GPUs to ranks with "
+        "--gpu-rank GPU=RANK,...)");
+  CHECK(no_clock_evidence_reason(one_gpu, 3, parse_gpu_rank("0=3"))
+            .starts_with("SM clock samples of rank 3 (GPU 0) only"));
+  const Series no_clock =
+      parse_telemetry("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 98\n", "u.prom", Format::kDcgm);
+  CHECK(no_clock_evidence_reason(no_clock, 0, {}) == "no SM clock sample in the file");
+}

@@ -31,4 +31,9 @@ std::optional<ClockEvidence> clock_evidence(const std::vector<storage::Telemetry
 std::optional<ClockEvidence> clock_evidence(const importers::telemetry::Series& series, int rank,
                                             const std::map<int, int>& gpu_rank);
 
+// Why clock_evidence of the file is nullopt, for the message: no SM clock sample at all, none of
+// `rank` (naming the ranks that have some), or none of a peer.
+std::string no_clock_evidence_reason(const importers::telemetry::Series& series, int rank,
+                                     const std::map<int, int>& gpu_rank);
+
 }  // namespace culprit::analysis
