@@ -6,6 +6,8 @@
 
 namespace culprit::report {
 
+namespace {
+
 std::string attach_json(const analysis::AttachSummary& s) {
   JsonWriter w;
   if (s.telemetry) {
@@ -53,6 +55,8 @@ std::string attach_text(const analysis::AttachSummary& s) {
   for (const std::string& w : s.warnings) out += "warning: " + w + "\n";
   return out;
 }
+
+}  // namespace
 
 std::string attach_document(const analysis::AttachSummary& s, Format format) {
   return format == Format::kJson ? json_document(attach_json(s)) : text_document(attach_text(s));

@@ -242,6 +242,8 @@ std::string describe_ratio(const analysis::Ratio& r) {
                      r.denominator, r.denominator_unit);
 }
 
+namespace {
+
 std::string attribution_json(const analysis::RunAttribution& a) {
   JsonWriter json;
   json.begin_object();
@@ -269,8 +271,6 @@ std::string attribution_json(const analysis::RunAttribution& a) {
   json.end_object();
   return json.str();
 }
-
-namespace {
 
 // Sections of the text report, each a block of lines ending in "\n".
 
@@ -406,12 +406,12 @@ std::string step_lines(const analysis::RunAttribution& a) {
   return out;
 }
 
-}  // namespace
-
 std::string attribution_text(const analysis::RunAttribution& a) {
   return culprit_lines(a) + last_arriver_lines(a) + what_if_lines(a) + decomposition_lines(a) +
          activity_lines(a) + cost_lines(a) + efficiency_lines(a) + step_lines(a);
 }
+
+}  // namespace
 
 std::string attribution_document(const analysis::RunAttribution& attribution, Format format) {
   return format == Format::kJson ? json_document(attribution_json(attribution))

@@ -110,6 +110,8 @@ std::string bisect_json(const Result& r, const BisectContext& context) {
   return json.str();
 }
 
+namespace {
+
 std::string bisect_text(const Result& r, const BisectContext& context) {
   const auto name = [&](int i) {
     std::string out = r.versions.at(static_cast<std::size_t>(i));
@@ -166,6 +168,8 @@ std::string bisect_text(const Result& r, const BisectContext& context) {
   }
   return out;
 }
+
+}  // namespace
 
 std::string bisect_document(const Result& result, const BisectContext& context, Format format) {
   return format == Format::kJson ? json_document(bisect_json(result, context))

@@ -81,6 +81,8 @@ std::string report_html(const findings::ReportData& data) {
   return out;
 }
 
+namespace {
+
 std::string report_written_json(const std::string& experiment, const std::string& output,
                                 std::size_t bytes) {
   JsonWriter json;
@@ -95,6 +97,8 @@ std::string report_written_json(const std::string& experiment, const std::string
 std::string report_written_text(const std::string& output) {
   return "report written to " + std::filesystem::absolute(output).string() + "\n";
 }
+
+}  // namespace
 
 std::string report_written_document(const std::string& experiment, const std::string& output,
                                     std::size_t bytes, Format format) {

@@ -6,6 +6,7 @@
 #include "culprit/report/terminal_text.hpp"
 
 namespace culprit::report {
+namespace {
 
 std::string import_json(const ImportReport& r) {
   const importers::ImportSummary& s = r.summary;
@@ -54,6 +55,8 @@ std::string import_text(const ImportReport& r) {
   for (const std::string& x : s.warnings) out += "warning: " + printable(x) + "\n";
   return out;
 }
+
+}  // namespace
 
 std::string import_document(const ImportReport& r, Format format) {
   return format == Format::kJson ? json_document(import_json(r)) : text_document(import_text(r));

@@ -14,8 +14,6 @@ std::string signed_ms(double ms) {
   return fmt::format("{:+.2f} ms", ms);
 }
 
-}  // namespace
-
 std::string reduce_summary_text(const reduce::Reduction& r, const std::string& output) {
   std::string out = fmt::format(
       "wrote {}: {} ranks, {} phases per step, {} cause(s) of {} (run {} -> run {})\n", output,
@@ -65,6 +63,8 @@ std::string reduce_summary_json(const reduce::Reduction& r, const std::string& o
   w.end_object();
   return w.str();
 }
+
+}  // namespace
 
 std::string reproduction_text(const std::vector<reduce::Reproduced>& rows,
                               double original_delta_ms) {

@@ -94,8 +94,6 @@ std::string sampling_text(const bisect::SweepDecisions& s) {
   return out;
 }
 
-}  // namespace
-
 std::string run_result_json(const std::string& db, const launch::ExecuteResult& result,
                             const bisect::SweepDecisions& sampling) {
   JsonWriter json;
@@ -118,8 +116,6 @@ std::string run_result_json(const std::string& db, const launch::ExecuteResult& 
   return json.end_object().str();
 }
 
-namespace {
-
 // A word of a shell command as typed: as it is when only safe characters, else single-quoted.
 std::string shell_word(const std::string& word) {
   const bool safe = !word.empty() && word.find_first_not_of(
@@ -136,6 +132,8 @@ std::string run_again_command(const std::string& db, const std::string& manifest
   if (!shard.empty() && shard != "1/1") command += " --shard " + shell_word(shard);
   return command;
 }
+
+namespace {
 
 std::string run_result_text(const std::string& db, const std::string& manifest,
                             const std::string& shard, const launch::ExecuteResult& r,
@@ -168,6 +166,8 @@ std::string run_result_text(const std::string& db, const std::string& manifest,
   }
   return out;
 }
+
+}  // namespace
 
 std::string run_result_document(const std::string& db, const std::string& manifest,
                                 const std::string& shard, const launch::ExecuteResult& result,

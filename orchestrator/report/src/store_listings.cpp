@@ -8,6 +8,8 @@
 
 namespace culprit::report {
 
+namespace {
+
 std::string runs_json(const std::vector<storage::RunSummary>& runs) {
   JsonWriter json;
   json.array_of(runs, [](JsonWriter& w, const storage::RunSummary& r) {
@@ -57,8 +59,6 @@ std::string steps_json(const std::vector<storage::StepExport>& rows) {
   return json.str();
 }
 
-namespace {
-
 // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
@@ -69,8 +69,6 @@ std::string csv_field(const std::string& text) {
   }
   return quoted + "\"";
 }
-
-}  // namespace
 
 std::string steps_csv(const std::vector<storage::StepExport>& rows) {
   std::string out = "run_id,experiment,config,repetition,step,time_ms,last_rank,warmup\n";
@@ -103,6 +101,8 @@ std::string merge_text(const std::string& output, const std::vector<MergedInput>
   return fmt::format("merged {} database(s) into {}: {} run(s) stored\n", inputs.size(), output,
                      runs_stored);
 }
+
+}  // namespace
 
 std::string runs_document(const std::vector<storage::RunSummary>& runs, Format format) {
   return format == Format::kJson ? json_document(runs_json(runs)) : text_document(runs_text(runs));

@@ -16,8 +16,6 @@ std::string duration_text(double seconds) {
   return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
 }
 
-}  // namespace
-
 std::string submission_json(const slurm::Submission& s) {
   JsonWriter json;
   json.begin_object()
@@ -38,6 +36,8 @@ std::string submission_text(const slurm::Submission& s) {
       s.array_jobs.empty() ? std::string() : s.array_jobs.back(), s.shards, s.ranks, s.merge_job,
       s.dir);
 }
+
+}  // namespace
 
 std::string sweep_progress_state(const slurm::SweepStatus& s) {
   return fmt::format(

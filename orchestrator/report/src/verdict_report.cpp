@@ -7,6 +7,8 @@
 
 namespace culprit::report {
 
+namespace {
+
 std::string verdict_json(const VerdictReport& r) {
   const auto& c = r.comparison;
   JsonWriter json;
@@ -29,6 +31,8 @@ std::string verdict_text(const VerdictReport& r) {
                      r.baseline, r.verdict, c.shift, 100 * c.relative, r.n,
                      bisect::git_bisect::word(r.exit));
 }
+
+}  // namespace
 
 std::string verdict_document(const VerdictReport& r, Format format) {
   return format == Format::kJson ? json_document(verdict_json(r)) : text_document(verdict_text(r));

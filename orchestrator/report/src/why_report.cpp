@@ -128,6 +128,8 @@ std::string why_explanation_line(const analysis::WhyExplanation& e) {
   return fmt::format("  {:<17} {:<10} {}\n", e.name, analysis::why_status_name(e.status), e.reason);
 }
 
+namespace {
+
 std::string why_text(const analysis::WhyVerdict& v) {
   std::string out = "why: " + v.candidate.kernel + " (" + v.candidate.file + ")";
   if (v.baseline) out += "\n  against " + v.baseline->kernel + " (" + v.baseline->file + ")";
@@ -137,6 +139,8 @@ std::string why_text(const analysis::WhyVerdict& v) {
   for (const analysis::WhyExplanation& e : v.explanations) out += why_explanation_line(e);
   return out + reconciliation_line(v.reconciliation);
 }
+
+}  // namespace
 
 void write_why_fields(JsonWriter& w, const analysis::WhyBlock& b) {
   w.key("why");

@@ -10,9 +10,6 @@
 
 namespace culprit::report {
 
-std::string attach_json(const analysis::AttachSummary& s);
-std::string attach_text(const analysis::AttachSummary& s);
-
 // What `culprit import --attach` prints.
 std::string attach_document(const analysis::AttachSummary& s, Format format);
 

@@ -10,12 +10,6 @@
 
 namespace culprit::report {
 
-// {steps[...], summary{...}}.
-std::string attribution_json(const analysis::RunAttribution& attribution);
-// Summary first (culprit, symptom, what-if, decomposition of the median step, delay costs,
-// efficiency, sampled activity), then one line per step.
-std::string attribution_text(const analysis::RunAttribution& attribution);
-
 // Shared pieces (explain uses them too).
 // A step's culprit, a run's culprit (with its evidence), or null when none was found.
 void write_culprit(JsonWriter& json, const analysis::Culprit& culprit);
@@ -35,7 +29,9 @@ std::string describe_place(const std::string& phase, int layer, int microbatch);
 // collective's number when it has none).
 std::string describe_waiters(int waiting_ranks, double median_wait_ms, int collective);
 
-// What `culprit attribute` prints.
+// What `culprit attribute` prints: JSON {steps[...], summary{...}}; text, the summary first
+// (culprit, symptom, what-if, decomposition of the median step, delay costs, efficiency, sampled
+// activity), then one line per step.
 std::string attribution_document(const analysis::RunAttribution& attribution, Format format);
 
 }  // namespace culprit::report

@@ -17,7 +17,6 @@ struct BisectContext {
 };
 
 std::string bisect_json(const bisect::Result& result, const BisectContext& context);
-std::string bisect_text(const bisect::Result& result, const BisectContext& context);
 
 // What `culprit bisect` prints.
 std::string bisect_document(const bisect::Result& result, const BisectContext& context,

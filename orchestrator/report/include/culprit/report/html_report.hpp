@@ -17,9 +17,6 @@ std::string report_json(const findings::ReportData& data);
 std::string report_html(const findings::ReportData& data);
 
 // What `culprit report` prints once the page of `experiment` is written to `output`.
-std::string report_written_json(const std::string& experiment, const std::string& output,
-                                std::size_t bytes);
-std::string report_written_text(const std::string& output);
 std::string report_written_document(const std::string& experiment, const std::string& output,
                                     std::size_t bytes, Format format);
 

@@ -19,11 +19,8 @@ struct ImportReport {
   importers::ImportSummary summary;
 };
 
-// {"run_id", "format", "ranks", "steps", "events", "warnings", ...}
-std::string import_json(const ImportReport& r);
-std::string import_text(const ImportReport& r);
-
-// What `culprit import` prints.
+// What `culprit import` prints: {"run_id", "format", "ranks", "steps", "events", "warnings", ...}
+// as JSON.
 std::string import_document(const ImportReport& r, Format format);
 
 }  // namespace culprit::report

@@ -12,10 +12,8 @@
 
 namespace culprit::report {
 
-// What was written: the causes and the notes (text), or {output, causes[], notes[]} (JSON).
-std::string reduce_summary_text(const reduce::Reduction& reduction, const std::string& output);
-std::string reduce_summary_json(const reduce::Reduction& reduction, const std::string& output);
-// What `culprit reduce` prints.
+// What `culprit reduce` prints: what was written, the causes and the notes (text), or {output,
+// causes[], notes[]} (JSON).
 std::string reduce_summary_document(const reduce::Reduction& reduction, const std::string& output,
                                     Format format);
 

@@ -9,10 +9,6 @@
 
 namespace culprit::report {
 
-// {db, dir, shards, ranks, array_job, merge_job}.
-std::string submission_json(const slurm::Submission& submission);
-std::string submission_text(const slurm::Submission& submission);
-
 // "tasks: P pending, R running, D done, F failed | runs k/N done (m ok) | merge STATE"; the
 // part that changes only when the sweep moves on (plain-line progress prints it when it does).
 std::string sweep_progress_state(const slurm::SweepStatus& status);
@@ -27,7 +23,8 @@ std::string sweep_status_json(const slurm::SweepStatus& status,
 std::string sweep_status_text(const slurm::SweepStatus& status,
                               const slurm::Submission& submission);
 
-// What `culprit submit` prints: the submission, or the sweep's status (--status, --wait).
+// What `culprit submit` prints: the submission ({db, dir, shards, ranks, array_job, merge_job}
+// as JSON), or the sweep's status (--status, --wait).
 std::string submission_document(const slurm::Submission& submission, Format format);
 std::string sweep_status_document(const slurm::SweepStatus& status,
                                   const slurm::Submission& submission, Format format);

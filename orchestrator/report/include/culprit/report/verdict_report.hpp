@@ -18,9 +18,6 @@ struct VerdictReport {
   stats::Comparison comparison;
 };
 
-std::string verdict_json(const VerdictReport& r);
-std::string verdict_text(const VerdictReport& r);
-
 // What `culprit verdict` prints.
 std::string verdict_document(const VerdictReport& r, Format format);
 

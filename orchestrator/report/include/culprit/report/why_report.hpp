@@ -18,7 +18,6 @@ void write_why(JsonWriter& w, const analysis::WhyVerdict& v);
 void write_why_explanation(JsonWriter& w, const analysis::WhyExplanation& e);
 std::string why_explanation_line(const analysis::WhyExplanation& e);
 std::string why_json(const analysis::WhyVerdict& v);
-std::string why_text(const analysis::WhyVerdict& v);
 
 // explain's fields for one explanation (inside its object): "why" (the verdict or null),
 // "why_against", "next_capture", "telemetry_capture", "slow_steps" (the candidate run's steps
