@@ -87,8 +87,12 @@ RankTrace read_trace(const std::string& path, Format format) {
   for (const FormatReader& r : kReaders) {
     if (!r.database && r.opens_with == bytes[first]) return r.read_text(bytes, path);
   }
+  // Evidence about a run (counters, telemetry) is the likeliest other file: say how it goes in.
   throw UsageError(path + ": byte offset " + std::to_string(first) +
-                   ": not a profiler trace (neither JSON nor an Nsight Systems SQLite export)");
+                   ": not a profiler trace (neither JSON nor an Nsight Systems SQLite export); "
+                   "an Nsight Compute CSV or GPU telemetry is attached to a stored run instead: "
+                   "--format ncu --attach RUN:RANK, or --format dcgm|nvidia-smi|nvml-csv "
+                   "--attach RUN");
 }
 
 }  // namespace culprit::importers

@@ -394,6 +394,11 @@ def mode_bad():
     other = os.path.join(bad, "rank0.json")
     open(other, "w").write('{"hello": [1, 2, 3]}')
     expect_refused("not a trace", [other], ["--partial"])
+    # a real Nsight Compute CSV given as a trace: refused, saying how counters go in
+    ncu_csv = os.path.join(os.path.dirname(TRACES), "counters", "roofline-profiler", "ncu", "saxpy.csv")
+    p = expect_refused("an ncu CSV as a trace", [ncu_csv], ["--partial"])
+    check("not a profiler trace" in p.stderr and "--format ncu --attach RUN:RANK" in p.stderr,
+          f"bad/an ncu CSV as a trace: says how counters are attached: {p.stderr.strip()[:300]}")
     d = os.path.join(bad, "twice")
     os.makedirs(d)
     shutil.copy(os.path.join(src, "legacy", "rank0.json"), os.path.join(d, "rank0.json"))
