@@ -131,7 +131,8 @@ TEST_CASE("real: the CUTLASS fp8 GEMM alone: the roof names the counts it lacks"
   o.peaks = device_peaks("B200", "fp8");
   WhyVerdict v = why_of_exports("", log, o);
   CHECK(v.candidate.roof ==
-        "n/a: no DRAM byte count (collect dram__bytes_*) and no FLOP count (pass --flops)");
+        "n/a: no DRAM byte count (collect dram__bytes_*) and no FLOP count (pass --flops, or "
+        "collect sm__sass_thread_inst_executed_op_*)");
   CHECK(figure(v.candidate, "dram_bytes").note ==
         "n/a: no DRAM byte count (collect dram__bytes_read.sum and dram__bytes_write.sum)");
   CHECK_FALSE(figure(v.candidate, "dram_bandwidth_pct_of_peak").value);

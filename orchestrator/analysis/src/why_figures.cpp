@@ -95,7 +95,8 @@ std::string no_roof_reason(const SideNumbers& n, const WhyOptions& o) {
   if (!n.duration_ns) return "n/a: no duration (collect gpu__time_duration.sum)";
   const char* memory = !n.bytes ? "no DRAM byte count (collect dram__bytes_*)"
                                 : "no bandwidth peak (peak_bandwidth)";
-  const char* compute = !n.flops ? "no FLOP count (pass --flops)" : "no FLOP peak (peak_flops)";
+  const std::string compute =
+      !n.flops ? fmt::format("no FLOP count ({})", o.no_flops_hint) : "no FLOP peak (peak_flops)";
   return fmt::format("n/a: {} and {}", memory, compute);
 }
 

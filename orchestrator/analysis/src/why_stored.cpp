@@ -169,6 +169,8 @@ WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks,
   const bool of_phase = std::any_of(rows.begin(), rows.end(), [&](const auto& r) {
     return r.rank == c.rank && r.phase == c.phase;
   });
+  // explain has no --flops: a count comes from the SASS counters, or from the phase's shape.
+  o.no_flops_hint = "collect sm__sass_thread_inst_executed_op_*";
   if (of_phase) {
     apply_shape(o, why_detail::phase_shape(store, e));
   } else {
@@ -176,6 +178,7 @@ WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks,
         "n/a: no FLOP count (the kernel is not attached to phase {}: import it with --phase {} "
         "to take the phase's shape from the configuration)",
         c.phase, c.phase);
+    o.no_flops_hint += fmt::format(", or import the counters with --phase {}", c.phase);
   }
   if (telemetry.clock) b.clock_throttling = clock_throttling_of(*telemetry.clock);
   b.slow_steps = telemetry.slow_steps;

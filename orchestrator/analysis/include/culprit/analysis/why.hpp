@@ -118,6 +118,8 @@ struct WhyOptions {
   std::string flops_source = "the shape's FLOPs (--flops)";
   std::string ideal_bytes_source = "the shape's ideal bytes (--ideal-bytes)";
   std::string no_flops_note = "n/a: no FLOP count";  // the FLOP figures' note without a count
+  // How to give a FLOP count, in the roof's n/a.
+  std::string no_flops_hint = "pass --flops, or collect sm__sass_thread_inst_executed_op_*";
   // Why telemetry gave no clock evidence although some is attached (clock_throttling's reason).
   std::string telemetry_note;
 };
