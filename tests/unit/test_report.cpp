@@ -178,6 +178,29 @@ TEST_CASE("compare table: each configuration once, notes for missing CIs and ski
   CHECK(text.find("note: version=v1.7: not compared (no successful runs)\n") != std::string::npos);
 }
 
+TEST_CASE("compare with one run a side: CV and MDE are n/a in the table and null in JSON") {
+  stats::StoredComparison sc = three_runs_a_side();
+  sc.baseline_ms = {400};
+  sc.candidate_ms = {440};
+  sc.baseline = stats::summarize(sc.baseline_ms);
+  sc.candidate = stats::summarize(sc.candidate_ms);
+  sc.comparison.n_baseline = 1;
+  sc.comparison.n_candidate = 1;
+  sc.comparison.mde_relative.reset();
+  stats::StoredComparisons result;
+  result.experiment = "one";
+  result.comparisons = {sc};
+  const std::string text = report::compare_text(result, report::CompareSettings{});
+  CHECK(text.find("      400.00  n < 6: no CI                 n/a\n") != std::string::npos);
+  CHECK(text.find("inconclusive     n/a\n") != std::string::npos);
+  CHECK(text.find(" 0.00%") == std::string::npos);  // the old rendering of "no spread"
+  CHECK(text.find("note: version=v1.6: 1 vs 1 runs are too few") != std::string::npos);
+  simdjson::dom::parser parser;
+  const simdjson::dom::element c = parser.parse(report::compare_pair_json("one", sc));
+  CHECK(c["mde_relative"].is_null());
+  CHECK(c["baseline"]["robust_cv"].is_null());
+}
+
 // Hand-written: the six-run comparison judged in an experiment whose name holds an escape
 // sequence, as a terminal would receive it from a store.
 TEST_CASE("documents: only the format asked for, the final newline report's own") {

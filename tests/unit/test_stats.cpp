@@ -107,7 +107,7 @@ TEST_CASE("summaries match the brute-force reference (median, quartiles, MAD, or
     CHECK(s.ci_hi == e[7]);
     CHECK(s.ci_level == doctest::Approx(e[8]).epsilon(1e-12));
     CHECK(s.iqr == doctest::Approx(e[3] - e[2]).epsilon(1e-12));
-    CHECK(s.robust_cv == doctest::Approx(1.4826 * e[4] / e[1]).epsilon(1e-12));
+    CHECK(s.robust_cv.value() == doctest::Approx(1.4826 * e[4] / e[1]).epsilon(1e-12));
     ++checked;
   }
   CHECK(checked >= 12);
@@ -253,6 +253,20 @@ TEST_CASE("compare: too few runs for a CI is inconclusive, never equivalent") {
   CHECK(c.verdict == Verdict::kInconclusive);
 }
 
+TEST_CASE("one run a side has no spread: no robust CV and no detectable effect, never 0") {
+  // The median steps of the two imported torch-ddp runs (shared/traces: control, sleep-layer2).
+  const std::vector<double> a{40.61};
+  const std::vector<double> b{30.25};
+  CHECK_FALSE(summarize(a).robust_cv);
+  const Comparison c = compare(a, b, 0.05, 0.02);
+  CHECK_FALSE(c.mde_relative);
+  CHECK(c.verdict == Verdict::kInconclusive);
+  const std::vector<double> two{40.61, 40.9};
+  CHECK(summarize(two).robust_cv.value() > 0);
+  CHECK_FALSE(compare(two, b, 0.05, 0.02).mde_relative);
+  CHECK(compare(two, two, 0.05, 0.02).mde_relative.value() > 0);
+}
+
 TEST_CASE("compare rejects bad input with a message") {
   const std::vector<double> ok{1, 2, 3};
   const std::vector<double> empty;
@@ -281,7 +295,7 @@ TEST_CASE("minimum detectable effect follows the documented formula and shrinks 
   std::mt19937_64 rng(3);
   const Comparison small = compare_normal_samples(rng, 5, 100, 100, 2);
   const Comparison large = compare_normal_samples(rng, 80, 100, 100, 2);
-  CHECK(large.mde_relative < small.mde_relative);
+  CHECK(large.mde_relative.value() < small.mde_relative.value());
 }
 
 TEST_CASE("adaptive sampling: Bonferroni over planned looks, balanced blocks, cap") {

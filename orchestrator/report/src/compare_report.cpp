@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <vector>
 
 #include "culprit/report/json_writer.hpp"
@@ -19,7 +20,7 @@ void write_side(JsonWriter& json, const std::string& label, const stats::Summary
   } else {
     json.null();
   }
-  json.field("iqr_ms", s.iqr).field("robust_cv", s.robust_cv);
+  json.field("iqr_ms", s.iqr).field_or_null("robust_cv", s.robust_cv);
   json.field("samples_ms", samples).end_object();
 }
 
@@ -36,11 +37,16 @@ void write_comparison_fields(JsonWriter& json, const stats::StoredComparison& sc
   json.key("relative_ci").interval_or_null(c.has_ci, c.relative_lo, c.relative_hi);
   json.field("p_value", c.p_value)
       .field("verdict", stats::verdict_name(c.verdict))
-      .field("mde_relative", c.mde_relative)
+      .field_or_null("mde_relative", c.mde_relative)
       .field("alpha", c.alpha)
       .field("margin", c.margin)
       .field("method", stats::method_name(c.method))
       .field("ties", c.ties);
+}
+
+// "1.53%", or "n/a" for a figure one run cannot give (a spread, a detectable effect).
+std::string percent_or_na(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f}%", *v * 100) : "n/a";
 }
 
 std::string median_ci_text(const stats::Summary& s) {
@@ -67,8 +73,8 @@ std::string configurations_text(const stats::StoredComparisons& result) {
       if (l == label) return;
     }
     shown.push_back(label);
-    out += fmt::format("{:<32} {:>4} {:>11.2f}  {:<22} {:>8.2f}%\n", label, s.n, s.median,
-                       median_ci_text(s), s.robust_cv * 100);
+    out += fmt::format("{:<32} {:>4} {:>11.2f}  {:<22} {:>9}\n", label, s.n, s.median,
+                       median_ci_text(s), percent_or_na(s.robust_cv));
   };
   for (const auto& sc : result.comparisons) {
     add_row(sc.baseline_label, sc.baseline);
@@ -86,8 +92,9 @@ std::string comparison_row(const stats::StoredComparison& sc) {
                                    ? fmt::format("{:+.2f}% [{:+.2f}, {:+.2f}]", c.relative * 100,
                                                  c.relative_lo * 100, c.relative_hi * 100)
                                    : fmt::format("{:+.2f}% [no CI]", c.relative * 100);
-  return fmt::format("{:<32} {:<28} {:<26} {:>9.3g}  {:<12} {:>6.2f}%\n", sc.candidate_label, shift,
-                     relative, c.p_value, stats::verdict_name(c.verdict), c.mde_relative * 100);
+  return fmt::format("{:<32} {:<28} {:<26} {:>9.3g}  {:<12} {:>7}\n", sc.candidate_label, shift,
+                     relative, c.p_value, stats::verdict_name(c.verdict),
+                     percent_or_na(c.mde_relative));
 }
 
 }  // namespace

@@ -124,8 +124,10 @@ Comparison compare(std::span<const double> baseline, std::span<const double> can
   c.relative_hi = c.shift_hi / c.baseline_median;
   c.verdict = c.has_ci ? decide_verdict(c.relative, c.relative_lo, c.relative_hi, c.margin)
                        : Verdict::kInconclusive;
-  c.mde_relative =
-      minimum_detectable_relative_effect(baseline, candidate, options.alpha, options.mde_power);
+  if (baseline.size() >= 2 && candidate.size() >= 2) {
+    c.mde_relative =
+        minimum_detectable_relative_effect(baseline, candidate, options.alpha, options.mde_power);
+  }
   return c;
 }
 

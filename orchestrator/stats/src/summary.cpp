@@ -66,7 +66,7 @@ Summary summarize(std::span<const double> samples, double confidence) {
   std::transform(sorted.begin(), sorted.end(), deviations.begin(),
                  [&](double x) { return std::abs(x - s.median); });
   s.mad = median(deviations);
-  s.robust_cv = s.median != 0 ? 1.4826 * s.mad / std::abs(s.median) : 0;
+  if (s.n >= 2) s.robust_cv = s.median != 0 ? 1.4826 * s.mad / std::abs(s.median) : 0;
 
   // [x_(l), x_(n+1-l)] covers the median with 1 - 2 P(Bin(n, 1/2) <= l - 1); take the
   // largest l that keeps the coverage at or above `confidence`.

@@ -2,6 +2,7 @@
 // Candidate B against baseline A: Hodges–Lehmann shift with its CI, Mann–Whitney p, relative
 // shift and the four-way verdict with a practical margin (docs/methodology.md, "Statistics").
 
+#include <optional>
 #include <span>
 #include <string>
 
@@ -45,8 +46,8 @@ struct Comparison {
   double relative_hi = 0;
   double p_value = 1;  // two-sided Mann–Whitney
   // Relative shift detectable with power mde_power at alpha and the current n (see
-  // minimum_detectable_relative_effect).
-  double mde_relative = 0;
+  // minimum_detectable_relative_effect); nullopt below 2 runs a side, where no spread is known.
+  std::optional<double> mde_relative;
   bool ties = false;  // the pooled sample has tied values
   Method method = Method::kExact;
   std::string method_detail;  // one line saying how p and the CI were computed

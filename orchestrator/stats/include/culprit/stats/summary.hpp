@@ -2,6 +2,7 @@
 // Per-configuration summary of run medians: the sample unit is one run (its median step
 // time); steps inside a run are correlated and never pooled (docs/methodology.md).
 
+#include <optional>
 #include <span>
 
 namespace culprit::stats {
@@ -19,8 +20,9 @@ struct Summary {
   double q1 = 0;        // quartiles, linear interpolation between order statistics (type 7)
   double q3 = 0;
   double iqr = 0;
-  double mad = 0;        // median absolute deviation from the median (unscaled)
-  double robust_cv = 0;  // 1.4826 * mad / median (0 when median is 0)
+  double mad = 0;  // median absolute deviation from the median (unscaled)
+  // 1.4826 * mad / median (0 when the median is 0); nullopt for one sample, which has no spread.
+  std::optional<double> robust_cv;
 };
 
 // Throws culprit::UsageError for an empty sample or non-finite values.
