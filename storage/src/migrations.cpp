@@ -362,8 +362,9 @@ void check_store_path(const std::string& path, bool must_exist) {
     return;
   }
   if (must_exist) {
-    throw UsageError("database " + path +
-                     " does not exist: run `culprit run MANIFEST` first, or pass --db PATH");
+    throw UsageError(
+        "database " + path +
+        " does not exist: run `culprit run MANIFEST` or `culprit import` first, or pass --db PATH");
   }
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty() && !fs::is_directory(parent, ec)) {
