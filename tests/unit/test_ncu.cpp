@@ -167,6 +167,13 @@ TEST_CASE("real: peaks.csv, the measured row preferred") {
   const Peaks t = parse_peaks("label,peak_flops,peak_bandwidth\ntheoretical,1e12,2e11\n", "p.csv");
   CHECK(t.flops_per_s == 1e12);
   CHECK(t.source == "p.csv (theoretical)");
+  // The timing file beside it has a "flops" column of counts (one kernel's FLOPs): no peaks.
+  CHECK_THROWS_WITH_AS(
+      read_peaks(kCounters + "/roofline-profiler/timing.csv"),
+      (kCounters + "/roofline-profiler/timing.csv:1: a peaks file needs a peak_flops or "
+                   "peak_bandwidth column (label,peak_flops,peak_bandwidth)")
+          .c_str(),
+      culprit::UsageError);
 }
 
 TEST_CASE("hand-written: the pre-2023 12-column details page with Kernel Time") {

@@ -315,3 +315,15 @@ TEST_CASE("real NVML samples of one GPU: clock_throttling has no peer, and the r
       parse_telemetry("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 98\n", "u.prom", Format::kDcgm);
   CHECK(no_clock_evidence_reason(no_clock, 0, {}) == "no SM clock sample in the file");
 }
+
+TEST_CASE("--kernel that is no regex is a usage error naming it, not an internal one") {
+  WhyOptions o = roofline_options();
+  o.kernel = "([";
+  std::string message;
+  try {
+    why_of_exports(kDir + "ncu/gemm_tiled.csv", kDir + "ncu/gemm_naive.csv", o);
+  } catch (const culprit::UsageError& e) {
+    message = e.what();
+  }
+  CHECK(message.starts_with("--kernel '([' is not a valid regex: "));
+}

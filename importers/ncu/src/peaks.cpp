@@ -44,8 +44,10 @@ Peaks parse_peaks(const std::string& bytes, const std::string& file) {
     if (header.empty()) {
       header = row;
       label = column(header, {"label", "name"});
-      flops = column(header, {"peak_flops", "flops_per_s", "flops"});
-      bw = column(header, {"peak_bandwidth", "bytes_per_s", "bandwidth"});
+      // Rates only: a bare "flops" column is a count (timing.csv's, a kernel's FLOPs), and a
+      // count read as a peak placed every kernel on a roof it never had.
+      flops = column(header, {"peak_flops", "flops_per_s"});
+      bw = column(header, {"peak_bandwidth", "bytes_per_s"});
       if (!flops && !bw) {
         throw UsageError(file + ":" + std::to_string(lines.line()) +
                          ": a peaks file needs a peak_flops or peak_bandwidth column "

@@ -29,10 +29,18 @@ double total_ns(const KernelCounters& k) {
   return sum;
 }
 
+std::regex kernel_pattern(const std::string& pattern) {
+  try {
+    return std::regex(pattern.empty() ? ".*" : pattern);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--kernel '" + pattern + "' is not a valid regex: " + e.what());
+  }
+}
+
 std::vector<const KernelCounters*> chosen(const std::vector<KernelCounters>& all,
                                           const std::string& pattern, const char* side) {
   std::vector<const KernelCounters*> out;
-  const std::regex re(pattern.empty() ? ".*" : pattern);
+  const std::regex re = kernel_pattern(pattern);
   for (const KernelCounters& k : all) {
     if (std::regex_search(k.kernel, re)) out.push_back(&k);
   }
