@@ -1,5 +1,8 @@
 // `culprit why BASELINE [CANDIDATE]`: why a kernel is slower, from two Nsight Compute CSV
 // exports (or one, placed on its roofline), without a store.
+#include <fmt/format.h>
+
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -31,8 +34,22 @@ analysis::WhyPeaks peaks_of(const WhyArgs& a) {
   return {};
 }
 
+// A count or size the verdict divides by or scales with: a positive finite number (CLI11 reads
+// "nan" and "inf" as numbers).
+void require_positive(const std::optional<double>& v, const char* option) {
+  if (v && !(std::isfinite(*v) && *v > 0)) {
+    throw UsageError(fmt::format("{} must be a positive finite number, not {}", option, *v));
+  }
+}
+
 void why(const WhyArgs& a) {
-  if (a.launches_per_step <= 0) throw UsageError("--launches-per-step must be above 0");
+  require_positive(a.launches_per_step, "--launches-per-step");
+  require_positive(a.flops, "--flops");
+  require_positive(a.ideal_bytes, "--ideal-bytes");
+  if (a.excess_ms && !std::isfinite(*a.excess_ms)) {
+    throw UsageError(
+        fmt::format("--excess-ms must be a finite number of ms, not {}", *a.excess_ms));
+  }
   analysis::WhyOptions o;
   o.peaks = peaks_of(a);
   o.flops = a.flops;

@@ -206,4 +206,14 @@ assert [l.split(" (")[0] for l in d["gpu_ranks"]] == ["rank 2: host node2 GPU 0"
 assert "44 sample(s) of GPUs that served no rank of run %s left out" % sys.argv[1] in d["warnings"]
 PY
 cmp steps.before <(sqlite3 w.db "SELECT run_id, step, time_ms FROM steps ORDER BY 1, 2")
+# culprit why's numbers: "nan", "inf" and negatives are numbers to CLI11, never to the verdict.
+for bad in "--flops nan" "--flops -5" "--ideal-bytes 0" "--launches-per-step inf" \
+           "--excess-ms nan"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$bin/culprit" why "$ncu/gemm_naive.csv" $bad 2> bad.err; rc=$?
+  set -e
+  [ "$rc" = 2 ] || { echo "why $bad: exit $rc"; exit 1; }
+  grep -q "culprit: error: ${bad%% *} must be a" bad.err || { cat bad.err; exit 1; }
+done
 echo "ok: why chain on a stored run"
