@@ -1,6 +1,9 @@
 // `culprit attribute`: blind attribution of one run (from the store or straight from a run
 // file): per step the last arriver, the first unexplained divergence and the decomposition;
 // per run the culprit, its symptom, delay costs, what-if and efficiency ratios.
+#include <fmt/format.h>
+
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -28,6 +31,11 @@ void attribute(const AttributeArgs& args) {
     throw UsageError(
         "attribute needs one run: a RUN id from the store (see `culprit runs`) or "
         "--run-file PATH");
+  }
+  if (!(std::isfinite(args.peak_flops) && args.peak_flops >= 0)) {
+    throw UsageError(
+        fmt::format("--peak-flops must be a finite FLOP/s >= 0 (0: the configuration's), not {}",
+                    args.peak_flops));
   }
   analysis::AttributionOptions options;
   options.peak_flops_per_device = args.peak_flops;

@@ -55,6 +55,8 @@ expect_rc "--db that is not SQLite (runs)" 2 "$CULPRIT" runs --db garbage.db
 expect_log "runs names the file" "garbage.db cannot be read as a culprit store"
 expect_rc "--db in a missing folder" 2 "$CULPRIT" run "$MANIFEST" --db no/such/dir/s.db
 expect_log "the missing folder is named" "the folder no/such/dir does not exist"
+expect_rc "attribute --peak-flops nan" 2 "$CULPRIT" attribute "$RUN" --db s.db --peak-flops nan
+expect_log "the option and the value are named" "--peak-flops must be a finite FLOP/s >= 0 .*, not nan"
 expect_rc "runs --db on a store that does not exist" 2 "$CULPRIT" runs --db none.db
 expect_log "says how a store comes to be" "database none.db does not exist: run \`culprit run MANIFEST\` or \`culprit import\` first"
 [[ ! -e none.db ]] || fail "runs created none.db"
