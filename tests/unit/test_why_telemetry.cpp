@@ -197,3 +197,11 @@ TEST_CASE("the why block with telemetry but no counters prints clock_throttling"
   CHECK(text.find("\n  clock_throttling  supported  rank 3's SM clock 1386 MHz is 70.0 % of its "
                   "peers' 1980 MHz in its 4 slow steps of run 1\n") != std::string::npos);
 }
+
+TEST_CASE("the why block of a CPU phase says why GPU evidence does not apply, and nothing else") {
+  WhyBlock b;
+  b.not_applicable = "rank 1 ran layer2 on the CPU (the configuration's backend is cpu), ...";
+  b.next_capture = "ncu ...";  // never printed beside it
+  CHECK(culprit::report::why_block_text(b) ==
+        "why: rank 1 ran layer2 on the CPU (the configuration's backend is cpu), ...\n");
+}

@@ -45,6 +45,16 @@ double configured_peak_flops(storage::Db& store, std::int64_t run_id) {
   }
 }
 
+std::string configured_backend(storage::Db& store, std::int64_t run_id) {
+  const std::optional<std::string> text = storage::resolved_json_of_run(store, run_id);
+  if (!text) return "";
+  try {
+    return stepmodel::parse_run_config(*text, stepmodel::PhaseNames::kAny).backend;
+  } catch (const std::invalid_argument&) {
+    return "";  // no resolved configuration (a hand-made run file's echo): unknown
+  }
+}
+
 std::vector<double> sibling_run_medians(storage::Db& store, std::int64_t run_id) {
   return storage::sibling_ok_medians(store, run_id);
 }

@@ -12,6 +12,7 @@
 
 #include "culprit/analysis/attach.hpp"
 #include "culprit/analysis/explain.hpp"
+#include "culprit/analysis/stored_runs.hpp"
 #include "culprit/analysis/why_capture.hpp"
 #include "culprit/storage/evidence.hpp"
 #include "culprit/storage/run_data.hpp"
@@ -157,6 +158,15 @@ WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks,
   const RunCulprit& c = e.culprit;
   if (!c.found || e.candidate_runs.empty()) return b;
   const std::int64_t run = e.candidate_runs.front();
+  if (configured_backend(store, run) == "cpu") {
+    b.not_applicable = fmt::format(
+        "rank {} ran {} on the CPU (the configuration's backend is cpu), so GPU kernel counters "
+        "and telemetry do not apply; `perf stat -e task-clock,cycles,instructions,"
+        "context-switches,cpu-migrations -p <pid of rank {}>` while it runs tells compute "
+        "(cycles, instructions) from waiting for a core (context switches, migrations)",
+        c.rank, c.phase, c.rank);
+    return b;
+  }
   const Rows rows = storage::load_kernel_counters(store, run);
   WhyOptions o;
   o.peaks.flops_per_s = configured_peak_flops(store, run);

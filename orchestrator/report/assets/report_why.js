@@ -67,6 +67,11 @@
       }
       var w = e.why;
       var place = "rank " + e.culprit.rank + " " + e.culprit.phase + (e.culprit.layer >= 0 ? " layer " + e.culprit.layer : "");
+      if (e.why_not_applicable) {
+        d3.select("#why-about").text("Why " + place + " is slow:");
+        absent("chart-why", e.why_not_applicable + ".");
+        return;
+      }
       if (!w) {
         d3.select("#why-about").text("Why " + place + " is slow: no kernel counters are attached to it.");
         absent("chart-why", "No Nsight Compute counters attached: capture them with the command below, then " +

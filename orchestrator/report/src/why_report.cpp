@@ -152,6 +152,7 @@ void write_why_fields(JsonWriter& w, const analysis::WhyBlock& b) {
   w.field_or_null("why_against", b.against);
   w.field_or_null("next_capture", b.next_capture);
   w.field_or_null("telemetry_capture", b.telemetry_capture);
+  w.field_or_null("why_not_applicable", b.not_applicable);
   w.field("slow_steps", b.slow_steps);
   w.key("clock_throttling");
   if (b.clock_throttling) {
@@ -162,6 +163,7 @@ void write_why_fields(JsonWriter& w, const analysis::WhyBlock& b) {
 }
 
 std::string why_block_text(const analysis::WhyBlock& b) {
+  if (!b.not_applicable.empty()) return "why: " + b.not_applicable + "\n";
   std::string out;
   if (b.verdict) {
     out += why_text(*b.verdict);

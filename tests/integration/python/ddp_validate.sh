@@ -54,6 +54,10 @@ assert cents == round(x["delta_ms"] * 100), x
 assert round(x["delta_ms"] * 100) == round((x["candidate_median_ms"] - x["baseline_median_ms"]) * 100), x
 assert x["culprit"]["rank"] == 1 and x["culprit"]["phase"] == "layer2", x
 assert abs(x["culprit"]["excess_ms"] - 30) <= 0.25 * 30, x
+# A CPU run: GPU counters do not apply, and explain says so instead of printing an ncu command.
+assert x["why"] is None and x["next_capture"] is None and x["telemetry_capture"] is None, x
+assert x["why_not_applicable"].startswith("rank 1 ran layer2 on the CPU (the configuration's "
+                                          "backend is cpu)"), x["why_not_applicable"]
 print("ok: validate %d/%d, 0/3 controls blamed; run %d blamed on rank 1 layer2 (%+.2f ms); "
       "explain delta %.2f ms reconciled" % (sum(k["hit"] for k in cases), len(cases),
                                              s["run"], c["excess_ms"],

@@ -77,6 +77,7 @@ n = x["next_capture"]
 assert n.startswith("ncu --clock-control none --kernel-name regex:'gemm_naive_kernel' "), n
 assert "--launch-skip" in n and "--csv --page details" in n, n
 assert x["telemetry_capture"].startswith("nsys profile --gpu-metrics-devices="), x
+assert x["why_not_applicable"] is None, x  # a simulated GPU job: the counters apply
 # compute_underuse decided without an ncu FLOP count: the configuration's shape, 2 x 2048^3 FLOPs
 # (timing.csv's flops of these kernels), over ncu's durations.
 assert status["compute_underuse"] == "supported", status

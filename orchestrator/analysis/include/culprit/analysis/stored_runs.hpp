@@ -37,6 +37,9 @@ StoredExperimentRuns load_experiment_runs(storage::Db& store, const std::string&
 
 // model.peak_flops of the run's configuration (resolved_json); 0 when absent or unknown.
 double configured_peak_flops(storage::Db& store, std::int64_t run_id);
+// Where the run computed, from its configuration: cpu | cuda | sim (an import: cpu or cuda, as
+// its trace shows); empty when the run has no resolved configuration.
+std::string configured_backend(storage::Db& store, std::int64_t run_id);
 
 // The medians of the successful runs of `run_id`'s configuration (the run itself included):
 // the run-to-run noise a model of that configuration should have.

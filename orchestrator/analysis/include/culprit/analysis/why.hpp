@@ -162,6 +162,9 @@ struct WhyBlock {
   std::string against;          // what the baseline side is: "baseline run N rank R" | "peers ..."
   std::string next_capture;     // the ncu command for the blamed kernel on the blamed rank
   std::string telemetry_capture;  // the nsys --gpu-metrics-devices form
+  // Set when GPU counters and telemetry cannot explain the phase (it ran on the CPU): why, and
+  // what tells compute from waiting there. No verdict and no captures then.
+  std::string not_applicable;
 };
 
 }  // namespace culprit::analysis
