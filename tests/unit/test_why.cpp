@@ -125,7 +125,8 @@ TEST_CASE("real: saxpy alone sits at the memory roof") {
 
 TEST_CASE("real: the CUTLASS fp8 GEMM alone: the roof names the counts it lacks") {
   // superbenchmark's cublaslt_ncu.log: Speed Of Light percentages, no DRAM byte or SASS counts.
-  // Its shape (m 2208, n 2048, k 5608: the log's first line) gives 2 m n k FLOPs.
+  // Its shape (m 2208, n 2048, k 5608: the benchmark's own line, the log's second) gives 2 m n k
+  // FLOPs.
   const std::string log = CULPRIT_COUNTERS_DIR "/superbenchmark/cublaslt_ncu.log";
   WhyOptions o;
   o.peaks = device_peaks("B200", "fp8");
