@@ -29,8 +29,10 @@ namespace tm = importers::telemetry;
 double sample_time(const tm::Series& s, const tm::Sample& x, const TelemetryAttach& o) {
   if (x.time_s) return *x.time_s;
   const auto start = tm::parse_time(o.start);
-  if (o.start.empty() || o.period_ms <= 0) {
-    throw UsageError(s.file + " has no timestamps: pass --start TIME (ISO-8601) and --period-ms");
+  if (o.start.empty() || !(std::isfinite(o.period_ms) && o.period_ms > 0)) {
+    throw UsageError(s.file +
+                     " has no timestamps: pass --start TIME (ISO-8601) and --period-ms (a "
+                     "positive finite number of milliseconds)");
   }
   if (!start)
     throw UsageError("--start " + o.start + ": expected ISO-8601, e.g. 2026-07-22T21:41:45Z");

@@ -171,6 +171,11 @@ set -e
 [ "$rc" = 2 ] && [ "$rc2" = 2 ] && [ "$rc3" = 2 ] && [ "$rc4" = 2 ]
 grep -q "nvml.csv: no sample falls inside run $cand: the samples span 2026-07-22T21:41:45.304Z .. 2026-07-22T21:42:17.0" nvml.err
 grep -q "dmon.txt has no timestamps: pass --start" dmon.err
+set +e
+"$bin/culprit" import dmon.txt --format dcgm --db w.db --attach "$cand" \
+  --start 2000-01-01T00:00:00.015Z --period-ms nan 2> nan.err; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "and --period-ms (a positive finite number of milliseconds)" nan.err
 grep -q "late.csv: no sample falls inside run $cand: the samples span 2026-07-22T21:41:40.000Z .. 2026-07-22T21:41:40.000Z, the run's steps 2000-01-01T00:00:00" late.err
 grep -q "run $cand records no Unix time of its clock (run meta unix_offset_ns" noanchor.err
 [ "$(sqlite3 w.db "SELECT count(*) FROM run_telemetry")" = "$rows" ]
