@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "culprit/errors.hpp"
 #include "culprit/storage/queries.hpp"
@@ -31,28 +32,27 @@ StoredExperimentRuns load_experiment_runs(storage::Db& store, const std::string&
   return result;
 }
 
-double configured_peak_flops(storage::Db& store, std::int64_t run_id) {
+std::optional<stepmodel::RunConfig> stored_run_config(storage::Db& store, std::int64_t run_id) {
   const std::optional<std::string> text = storage::resolved_json_of_run(store, run_id);
-  if (!text) return 0.0;
+  if (!text) return std::nullopt;
   try {
-    // Only the model section is used: the injection section is the truth attribution must not
-    // see. Any phase name: a program with its own command has its own.
-    const stepmodel::RunConfig config =
-        stepmodel::parse_run_config(*text, stepmodel::PhaseNames::kAny);
-    return config.import ? 0.0 : config.model.peak_flops;  // an import has no model: unknown
+    // Any phase name: a program with its own command has its own.
+    return stepmodel::parse_run_config(*text, stepmodel::PhaseNames::kAny);
   } catch (const std::invalid_argument&) {
-    return 0.0;  // no resolved configuration at all (a hand-made run file's echo): unknown
+    return std::nullopt;  // no resolved configuration at all (a hand-made run file's echo)
   }
 }
 
+double configured_peak_flops(storage::Db& store, std::int64_t run_id) {
+  // Only the model section is used: the injection section is the truth attribution must not see.
+  const auto config = stored_run_config(store, run_id);
+  if (!config || config->import) return 0.0;  // unknown; an import has no model
+  return config->model.peak_flops;
+}
+
 std::string configured_backend(storage::Db& store, std::int64_t run_id) {
-  const std::optional<std::string> text = storage::resolved_json_of_run(store, run_id);
-  if (!text) return "";
-  try {
-    return stepmodel::parse_run_config(*text, stepmodel::PhaseNames::kAny).backend;
-  } catch (const std::invalid_argument&) {
-    return "";  // no resolved configuration (a hand-made run file's echo): unknown
-  }
+  const auto config = stored_run_config(store, run_id);
+  return config ? config->backend : "";
 }
 
 std::vector<double> sibling_run_medians(storage::Db& store, std::int64_t run_id) {

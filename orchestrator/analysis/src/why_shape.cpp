@@ -2,9 +2,9 @@
 // instance, for the why block's FLOP/s when ncu counted no FLOPs.
 #include <fmt/format.h>
 
-#include <stdexcept>
+#include <optional>
 
-#include "culprit/storage/queries.hpp"
+#include "culprit/analysis/stored_runs.hpp"
 #include "stepmodel/config.hpp"
 #include "stepmodel/schedule.hpp"
 #include "why_stored_parts.hpp"
@@ -13,16 +13,10 @@ namespace culprit::analysis::why_detail {
 namespace {
 
 std::optional<PhaseShape> shape_of_run(storage::Db& store, std::int64_t run, const RunCulprit& c) {
-  const std::optional<std::string> text = storage::resolved_json_of_run(store, run);
-  if (!text) return std::nullopt;
-  stepmodel::RunConfig config;
-  try {
-    // Only the model section is read (the injection section is the truth explain never sees).
-    config = stepmodel::parse_run_config(*text, stepmodel::PhaseNames::kAny);
-  } catch (const std::invalid_argument&) {
-    return std::nullopt;  // not a resolved configuration (an imported run's)
-  }
-  const stepmodel::ModelConfig& m = config.model;
+  // Only the model section is read (the injection section is the truth explain never sees).
+  const std::optional<stepmodel::RunConfig> config = stored_run_config(store, run);
+  if (!config || config->import) return std::nullopt;  // an import has no model of its shapes
+  const stepmodel::ModelConfig& m = config->model;
   if (!m.schedule.empty()) return std::nullopt;  // a measured schedule has durations, not shapes
   for (const stepmodel::Phase& p : stepmodel::step_schedule(m)) {
     if (p.name != c.phase || p.flops <= 0.0 || (c.layer >= 0 && p.layer != c.layer)) continue;

@@ -4,10 +4,12 @@
 // model section (never the injection section: that is the truth attribution must not see).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "culprit/storage/db.hpp"
+#include "stepmodel/config.hpp"
 
 namespace culprit::analysis {
 
@@ -35,6 +37,9 @@ struct StoredExperimentRuns {
 // store holds no such experiment.
 StoredExperimentRuns load_experiment_runs(storage::Db& store, const std::string& name);
 
+// The run's resolved configuration (resolved_json, any phase names); nullopt without one (a
+// hand-made run file's echo). Its injection section is the truth attribution must not read.
+std::optional<stepmodel::RunConfig> stored_run_config(storage::Db& store, std::int64_t run_id);
 // model.peak_flops of the run's configuration (resolved_json); 0 when absent or unknown.
 double configured_peak_flops(storage::Db& store, std::int64_t run_id);
 // Where the run computed, from its configuration: cpu | cuda | sim (an import: cpu or cuda, as
