@@ -1,7 +1,5 @@
 // `culprit report`: one self-contained offline HTML file with the pictures and the numbers of an
 // experiment (configurations, explain, ranks x steps, validation, timeline, efficiency).
-#include <spdlog/spdlog.h>
-
 #include <string>
 
 #include "culprit/errors.hpp"
@@ -26,8 +24,6 @@ void make_report(const ReportArgs& args) {
   const findings::ReportData data = findings::collect_report(*store, options);
   const std::string html = report::report_html(data);
   write_file(args.output, html);
-  spdlog::info("report of experiment '{}' written to {} ({:.1f} MB)", data.experiment, args.output,
-               static_cast<double>(html.size()) / 1e6);
   print(report::report_written_document(data.experiment, args.output, html.size(),
                                         args.common.format()));
 }

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "analysis/synthetic_run.hpp"
@@ -12,6 +14,7 @@
 #include "culprit/reduce/model_level.hpp"
 #include "culprit/reduce/reduced_manifest.hpp"
 #include "culprit/reduce/reduction.hpp"
+#include "culprit/report/reduce_report.hpp"
 #include "manifest_round_trip.hpp"
 
 using culprit::reduce::calibrate;
@@ -101,6 +104,45 @@ TEST_CASE("an injected straggler comes back as its delay; a control gives nothin
   quiet.seed = 5;
   CHECK_THROWS_WITH_AS(reduce_runs(baseline, synthesize(quiet), {}, {}),
                        doctest::Contains("nothing to reduce"), culprit::UsageError);
+}
+
+TEST_CASE("the printed summary: the median change, the hiccup steps, each cause's delays") {
+  SyntheticSpec s = spec();
+  s.jitter_cv = 0.01;
+  auto baseline = synthesize(s);
+  baseline.run_id = 1;
+  s.seed = 2;
+  s.delays.push_back({1, "gemm.fwd", 0, -1, 3.0});
+  auto candidate = synthesize(s);
+  candidate.run_id = 7;
+  culprit::reduce::Reduction r = reduce_runs(baseline, candidate, {}, {});
+  REQUIRE(r.causes.size() == 1);
+  REQUIRE(r.causes.front().delays.size() == 1);
+  const double every_step_ms = r.causes.front().delays.front().ms;
+  // Hand-set, as a hiccup would leave them: a delay in one step and one in a range of steps.
+  auto& delays = r.causes.front().delays;
+  delays.push_back(delays.front());
+  delays.back().step_first = delays.back().step_last = 3;
+  delays.back().ms = 30.47;
+  delays.push_back(delays.front());
+  delays.back().step_first = 4;
+  delays.back().step_last = 6;
+  r.excess_steps = {3};
+  r.step_excess_ms = 29.263;
+  const std::string text =
+      culprit::report::reduce_summary_document(r, "r.toml", culprit::report::Format::kText);
+  const std::string first_line = text.substr(0, text.find('\n'));
+  CHECK(first_line == fmt::format("wrote r.toml: 4 ranks, {} phases per step, 1 cause(s) for a "
+                                  "median step change of {:+.2f} ms (run 1 -> run 7)",
+                                  r.baseline.phases.size(), r.original.delta_ms));
+  CHECK(text.find("\n  hiccup step(s) 3: +29.26 ms over the candidate's median step, for the "
+                  "causes' runs to reproduce in the same steps\n") != std::string::npos);
+  CHECK(text.find(fmt::format(
+            "\n  cause-1: straggler: rank 1 gemm.fwd layer 0 ({:+.2f} ms in "
+            "explain's median), 3 delay(s): rank 1 gemm.fwd layer 0 {:+.2f} ms in "
+            "every step; rank 1 gemm.fwd layer 0 +30.47 ms in step 3; rank 1 "
+            "gemm.fwd layer 0 {:+.2f} ms in steps 4 to 6\n",
+            r.causes.front().component_ms, every_step_ms, every_step_ms)) != std::string::npos);
 }
 
 TEST_CASE("a collective issued inside a compute phase splits it and runs asynchronously") {

@@ -1,4 +1,6 @@
 // The page: the template with the style, d3, the data document and the drawing script inlined.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -94,8 +96,10 @@ std::string report_written_json(const std::string& experiment, const std::string
   return json.str();
 }
 
-std::string report_written_text(const std::string& output) {
-  return "report written to " + std::filesystem::absolute(output).string() + "\n";
+std::string report_written_text(const std::string& experiment, const std::string& output,
+                                std::size_t bytes) {
+  return fmt::format("report of experiment '{}' written to {} ({:.1f} MB)\n", experiment,
+                     std::filesystem::absolute(output).string(), static_cast<double>(bytes) / 1e6);
 }
 
 }  // namespace
@@ -103,7 +107,7 @@ std::string report_written_text(const std::string& output) {
 std::string report_written_document(const std::string& experiment, const std::string& output,
                                     std::size_t bytes, Format format) {
   return format == Format::kJson ? json_document(report_written_json(experiment, output, bytes))
-                                 : text_document(report_written_text(output));
+                                 : text_document(report_written_text(experiment, output, bytes));
 }
 
 }  // namespace culprit::report

@@ -1,8 +1,11 @@
 #include "culprit/report/reduce_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "culprit/reduce/reduced_manifest.hpp"
 #include "culprit/report/json_writer.hpp"
@@ -14,15 +17,42 @@ std::string signed_ms(double ms) {
   return fmt::format("{:+.2f} ms", ms);
 }
 
+// "rank 1 layer2 +30.47 ms in step 3": one injected delay as the manifest places it.
+std::string delay_text(const stepmodel::DelayInjection& d) {
+  std::string where =
+      d.rank == stepmodel::kEveryRank ? "every rank" : fmt::format("rank {}", d.rank);
+  where += " " + d.phase + (d.layer >= 0 ? " layer " + std::to_string(d.layer) : "");
+  if (d.step_first >= 0 && d.step_first == d.step_last) {
+    return fmt::format("{} {} in step {}", where, signed_ms(d.ms), d.step_first);
+  }
+  if (d.step_first >= 0 || d.step_last >= 0) {
+    return fmt::format("{} {} in steps {} to {}", where, signed_ms(d.ms),
+                       d.step_first >= 0 ? std::to_string(d.step_first) : "the first",
+                       d.step_last >= 0 ? std::to_string(d.step_last) : "the last");
+  }
+  return fmt::format("{} {} in every step", where, signed_ms(d.ms));
+}
+
 std::string reduce_summary_text(const reduce::Reduction& r, const std::string& output) {
   std::string out = fmt::format(
-      "wrote {}: {} ranks, {} phases per step, {} cause(s) of {} (run {} -> run {})\n", output,
-      r.ranks, r.baseline.phases.size(), r.causes.size(), signed_ms(r.original.delta_ms),
+      "wrote {}: {} ranks, {} phases per step, {} cause(s) for a median step change of {} "
+      "(run {} -> run {})\n",
+      output, r.ranks, r.baseline.phases.size(), r.causes.size(), signed_ms(r.original.delta_ms),
       r.original.baseline_runs.front(), r.original.candidate_runs.front());
+  if (!r.excess_steps.empty()) {
+    // A hiccup moves few steps and hardly the median: what the causes must reproduce is here.
+    out += fmt::format(
+        "  hiccup step(s) {}: {} over the candidate's median step, for the causes' runs to "
+        "reproduce in the same steps\n",
+        fmt::join(r.excess_steps, ", "), signed_ms(r.step_excess_ms));
+  }
   for (std::size_t i = 0; i < r.causes.size(); ++i) {
     const reduce::Cause& c = r.causes[i];
-    out += fmt::format("  cause-{}: {} ({} in explain), {} delay(s)\n", i + 1,
-                       reduce::cause_title(c), signed_ms(c.component_ms), c.delays.size());
+    std::vector<std::string> delays;
+    for (const auto& d : c.delays) delays.push_back(delay_text(d));
+    out += fmt::format("  cause-{}: {} ({} in explain's median), {} delay(s): {}\n", i + 1,
+                       reduce::cause_title(c), signed_ms(c.component_ms), c.delays.size(),
+                       fmt::join(delays, "; "));
   }
   for (const auto& miss : r.not_reproduced) out += "  not reproduced: " + miss + "\n";
   for (const auto& note : r.notes) out += "  note: " + note + "\n";

@@ -11,7 +11,11 @@ checks=("$@")
 [[ ${#checks[@]} -gt 0 ]] || checks=(--culprit 15)
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$work"
-"$bin/culprit" report --db ref.db -o report.html
+"$bin/culprit" report --db ref.db -o report.html > written.txt 2> written.log
+# One line says what was written, where and how large, on stdout only (not again in the log).
+[[ "$(cat written.txt)" == "report of experiment '"?*"' written to $work/report.html ("[0-9]*.[0-9]" MB)" ]] ||
+  { echo "FAIL: report's result line: $(cat written.txt)"; exit 1; }
+! grep -q "written to" written.log || { echo "FAIL: the log repeats the result: $(cat written.log)"; exit 1; }
 echo "report: $(stat -c %s report.html) bytes"
 # Headless Chromium, no network: a proxy that does not exist catches any request the static
 # checks missed (the page then records it as a loaded resource or an error).
