@@ -77,8 +77,10 @@ void parse_ranks(const std::string& text, const storage::RunData& run,
       if (const int id = run.rank_id(r); id >= lo && id <= hi) ids.push_back(id);
     }
     if (hi < lo || static_cast<std::int64_t>(ids.size()) != std::int64_t{hi} - lo + 1) {
-      throw UsageError("--ranks '" + text + "': '" + item + "' is not a range of ranks " +
-                       run.rank_list() + " of this run");
+      throw UsageError(
+          "--ranks '" + text + "': '" + item +
+          (hi < lo ? "' is a range A-B with A after B" : "' names a rank this run does not have") +
+          " (the run's ranks: " + run.rank_list() + ")");
     }
     filter.ranks.insert(filter.ranks.end(), ids.begin(), ids.end());
     at = comma + 1;

@@ -106,7 +106,7 @@ def check_perfetto(db, run_id):
     check(p.returncode == 0 and {e["pid"] for e in json.load(open(out))["traceEvents"]} == {2},
           "perfetto --ranks 2: the job's rank 2 only")
     p = run(["export", "--format", "perfetto", "--db", db, str(run_id), "--ranks", "0"], expect=2)
-    check(p.returncode == 2 and "'0' is not a range of ranks 2, 3 of this run" in p.stderr,
+    check(p.returncode == 2 and "'0' names a rank this run does not have (the run's ranks: 2, 3)" in p.stderr,
           f"perfetto --ranks 0: refused, naming the run's ranks ({p.stderr.strip()})")
 
 

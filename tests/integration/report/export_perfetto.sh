@@ -23,7 +23,8 @@ refused() {
   grep -qF -- "$3" bad.txt || { echo "$1 $2 said:"; cat bad.txt; exit 1; }
   [[ ! -e bad.json ]]
 }
-refused --ranks 0,99 "not a range of ranks 0..15"
+refused --ranks 0,99 "'99' names a rank this run does not have (the run's ranks: 0..15)"
+refused --ranks 5-3 "'5-3' is a range A-B with A after B (the run's ranks: 0..15)"
 # A negative rank read as a range with an empty start ("'' is not a non-negative integer").
 refused --ranks -1 "'-1' is not a rank R or a range A-B of ranks"
 # A step past int is too large, not "not a non-negative integer".
