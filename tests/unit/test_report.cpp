@@ -355,6 +355,32 @@ TEST_CASE("validate text: an uninjected version that regressed is reported, not 
   CHECK(json.find("\"false_positives\":0") != std::string::npos);
 }
 
+TEST_CASE("validate text: columns as wide as their longest cell (an MPI phase, LAMMPS)") {
+  analysis::Scorecard card;
+  card.experiment = "lammps-melt";
+  analysis::RunCulprit blamed;
+  blamed.found = true;
+  blamed.rank = 1;
+  blamed.phase = "compute>MPI_Allreduce";
+  blamed.layer = 0;
+  blamed.excess_ms = 10.11;
+  analysis::ValidationCase hit;
+  hit.run_id = 5;
+  hit.injected = {1, "compute>MPI_Allreduce", -1, -1, 10.0};
+  hit.blamed = blamed;
+  hit.hit = true;
+  card.cases.push_back(hit);
+  card.controls.push_back({7, "baseline", analysis::RunCulprit{}, 0.5});
+  const std::string text = report::validate_text(card);
+  // "rank 1 compute>MPI_Allreduce 10.00 ms" is 37 characters, past the 34 of a layer's column;
+  // the blame, 45, past 40: the outcomes stand in one column.
+  CHECK(text.find("\n  run  injected                              blamed\n") != std::string::npos);
+  CHECK(text.find("\n    5  rank 1 compute>MPI_Allreduce 10.00 ms rank 1 compute>MPI_Allreduce "
+                  "layer 0 10.11 ms hit\n") != std::string::npos);
+  CHECK(text.find("\n    7  control (no injection)                nobody" + std::string(40, ' ') +
+                  "ok\n") != std::string::npos);
+}
+
 TEST_CASE("validate judged: the uninjected runs' verdicts come from the one judgement") {
   analysis::Scorecard card;
   card.experiment = "torch-ddp";

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "culprit/report/attribution_report.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "culprit/report/terminal_text.hpp"
@@ -139,24 +144,42 @@ std::string validate_json(const analysis::Scorecard& card, const stats::Judgemen
 std::string validate_text(const analysis::Scorecard& card, const stats::Judgement* judged) {
   std::string out = fmt::format("experiment '{}': blind attribution against injected delays\n\n",
                                 card.experiment);
-  out += fmt::format("{:>5}  {:<34} {:<40} {}\n", "run", "injected", "blamed", "");
+  // Rows first, so that the columns are as wide as their longest cell (an MPI phase such as
+  // "compute>MPI_Allreduce" is longer than a layer's).
+  struct Row {
+    std::int64_t run_id;
+    std::string injected, blamed, outcome;
+  };
+  std::vector<Row> rows;
   for (const analysis::ValidationCase& c : card.cases) {
-    out +=
-        fmt::format("{:>5}  {:<34} {:<40} {}\n", c.run_id,
+    rows.push_back({c.run_id,
                     fmt::format("rank {} {} {:.2f} ms", c.injected.rank,
                                 describe_phase(c.injected.phase, c.injected.layer), c.injected.ms),
-                    blamed_text(c.blamed), c.hit ? "hit" : "MISS");
+                    blamed_text(c.blamed), c.hit ? "hit" : "MISS"});
   }
   for (const analysis::ValidationControl& c : card.controls) {
-    out += fmt::format("{:>5}  {:<34} {:<40} {}\n", c.run_id, "control (no injection)",
-                       blamed_text(c.blamed),
-                       c.blamed.is_code() ? "FALSE POSITIVE"
-                       : c.blamed.found   ? "environment"
-                                          : "ok");
+    rows.push_back({c.run_id, "control (no injection)", blamed_text(c.blamed),
+                    c.blamed.is_code() ? "FALSE POSITIVE"
+                    : c.blamed.found   ? "environment"
+                                       : "ok"});
   }
   for (const analysis::ValidationControl& c : card.uninjected) {
-    out += fmt::format("{:>5}  {:<34} {}\n", c.run_id, printable(c.config),
-                       uninjected_text(c.blamed, verdict_of(judged, c.config)));
+    rows.push_back({c.run_id, printable(c.config),
+                    uninjected_text(c.blamed, verdict_of(judged, c.config)), ""});
+  }
+  std::size_t injected_width = 34;  // at least these: the layout of a layer's rows
+  std::size_t blamed_width = 40;
+  for (const Row& r : rows) {
+    injected_width = std::max(injected_width, r.injected.size());
+    if (!r.outcome.empty()) blamed_width = std::max(blamed_width, r.blamed.size());
+  }
+  out += fmt::format("{:>5}  {:<{}} blamed\n", "run", "injected", injected_width);
+  for (const Row& r : rows) {
+    // An uninjected row's blame is a sentence with no outcome after it: not padded.
+    out += r.outcome.empty()
+               ? fmt::format("{:>5}  {:<{}} {}\n", r.run_id, r.injected, injected_width, r.blamed)
+               : fmt::format("{:>5}  {:<{}} {:<{}} {}\n", r.run_id, r.injected, injected_width,
+                             r.blamed, blamed_width, r.outcome);
   }
   if (judged && !card.uninjected.empty()) {
     const stats::JudgingSettings& s = judged->settings;
