@@ -178,6 +178,21 @@ TEST_CASE("compare table: each configuration once, notes for missing CIs and ski
   CHECK(text.find("note: version=v1.7: not compared (no successful runs)\n") != std::string::npos);
 }
 
+TEST_CASE("compare table: a label longer than 32 characters widens its column") {
+  stats::StoredComparison sc = three_runs_a_side();
+  sc.candidate_label = "delay=rank1:compute>MPI_Allreduce:10ms";  // 38, LAMMPS under PMPI
+  stats::StoredComparisons result;
+  result.experiment = "lammps-melt";
+  result.comparisons = {sc};
+  const std::string text = report::compare_text(result, report::CompareSettings{});
+  CHECK(text.find("\nconfiguration" + std::string(29, ' ') + "n   median ms") != std::string::npos);
+  CHECK(text.find("\ndelay=rank1:compute>MPI_Allreduce:10ms    3      440.00  n < 6: no CI") !=
+        std::string::npos);
+  CHECK(text.find("\ncandidate vs baseline" + std::string(18, ' ') + "shift ms [CI]") !=
+        std::string::npos);
+  CHECK(text.find("\ndelay=rank1:compute>MPI_Allreduce:10ms +40.00 [no CI] ") != std::string::npos);
+}
+
 TEST_CASE("compare with one run a side: CV and MDE are n/a in the table and null in JSON") {
   stats::StoredComparison sc = three_runs_a_side();
   sc.baseline_ms = {400};

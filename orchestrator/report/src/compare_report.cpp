@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "culprit/report/json_writer.hpp"
+#include "culprit/report/terminal_text.hpp"
 
 namespace culprit::report {
 namespace {
@@ -63,9 +67,19 @@ std::string heading_text(const std::string& experiment, const CompareSettings& s
   return out + fmt::format(", margin {:.4g} %  [{}]\n\n", settings.margin * 100, settings.source);
 }
 
+// The label column: a manifest's delay level ("delay=rank1:compute>MPI_Allreduce:10ms") is
+// longer than a version's.
+std::size_t label_width(const stats::StoredComparisons& result) {
+  const auto longer = [](const stats::StoredComparison& sc) {
+    return std::max(sc.baseline_label, sc.candidate_label,
+                    [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  };
+  return column_width(32, result.comparisons, longer);
+}
+
 // One row per configuration, each shown once although the baseline is in every comparison.
-std::string configurations_text(const stats::StoredComparisons& result) {
-  std::string out = fmt::format("{:<32} {:>4} {:>11}  {:<22} {:>9}\n", "configuration", "n",
+std::string configurations_text(const stats::StoredComparisons& result, std::size_t width) {
+  std::string out = fmt::format("{:<{}} {:>4} {:>11}  {:<22} {:>9}\n", "configuration", width, "n",
                                 "median ms", "95 % CI of median, ms", "robust CV");
   std::vector<std::string> shown;
   const auto add_row = [&](const std::string& label, const stats::Summary& s) {
@@ -73,7 +87,7 @@ std::string configurations_text(const stats::StoredComparisons& result) {
       if (l == label) return;
     }
     shown.push_back(label);
-    out += fmt::format("{:<32} {:>4} {:>11.2f}  {:<22} {:>9}\n", label, s.n, s.median,
+    out += fmt::format("{:<{}} {:>4} {:>11.2f}  {:<22} {:>9}\n", label, width, s.n, s.median,
                        median_ci_text(s), percent_or_na(s.robust_cv));
   };
   for (const auto& sc : result.comparisons) {
@@ -83,7 +97,7 @@ std::string configurations_text(const stats::StoredComparisons& result) {
   return out;
 }
 
-std::string comparison_row(const stats::StoredComparison& sc) {
+std::string comparison_row(const stats::StoredComparison& sc, std::size_t width) {
   const stats::Comparison& c = sc.comparison;
   const std::string shift =
       c.has_ci ? fmt::format("{:+.2f} [{:+.2f}, {:+.2f}]", c.shift, c.shift_lo, c.shift_hi)
@@ -92,8 +106,8 @@ std::string comparison_row(const stats::StoredComparison& sc) {
                                    ? fmt::format("{:+.2f}% [{:+.2f}, {:+.2f}]", c.relative * 100,
                                                  c.relative_lo * 100, c.relative_hi * 100)
                                    : fmt::format("{:+.2f}% [no CI]", c.relative * 100);
-  return fmt::format("{:<32} {:<28} {:<26} {:>9.3g}  {:<12} {:>7}\n", sc.candidate_label, shift,
-                     relative, c.p_value, stats::verdict_name(c.verdict),
+  return fmt::format("{:<{}} {:<28} {:<26} {:>9.3g}  {:<12} {:>7}\n", sc.candidate_label, width,
+                     shift, relative, c.p_value, stats::verdict_name(c.verdict),
                      percent_or_na(c.mde_relative));
 }
 
@@ -127,12 +141,13 @@ std::string compare_pair_json(const std::string& experiment, const stats::Stored
 
 std::string compare_text(const stats::StoredComparisons& result, const CompareSettings& settings) {
   std::string out = heading_text(result.experiment, settings);
-  out += configurations_text(result);
-  out += fmt::format("\n{:<32} {:<28} {:<26} {:>9}  {:<12} {:>7}\n", "candidate vs baseline",
+  const std::size_t width = label_width(result);
+  out += configurations_text(result, width);
+  out += fmt::format("\n{:<{}} {:<28} {:<26} {:>9}  {:<12} {:>7}\n", "candidate vs baseline", width,
                      "shift ms [CI]", "relative [CI]", "p", "verdict", "MDE");
   std::vector<std::string> notes;
   for (const auto& sc : result.comparisons) {
-    out += comparison_row(sc);
+    out += comparison_row(sc, width);
     const stats::Comparison& c = sc.comparison;
     if (!c.has_ci) {
       notes.push_back(fmt::format("{}: {} vs {} runs are too few for a shift CI at alpha {:.4g}",

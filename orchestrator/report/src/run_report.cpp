@@ -81,15 +81,18 @@ std::string sampling_text(const bisect::SweepDecisions& s) {
       "({:.4g} over {} planned looks), as `culprit compare` judges it:\n",
       s.added.runs.size(), s.added.not_ok, settings.alpha_per_comparison, settings.alpha,
       settings.looks);
+  const std::size_t width =
+      column_width(32, s.decisions, [](const auto& d) { return printable(d.config); });
   for (const auto& d : s.decisions) {
     const auto* c = comparison_of(s, d.config);
     if (c == nullptr) {
-      out += fmt::format("  {:<32} {}\n", printable(d.config), d.reason);
+      out += fmt::format("  {:<{}} {}\n", printable(d.config), width, d.reason);
       continue;
     }
-    out += fmt::format("  {:<32} {:<12} {:>+8.2f} %  {} vs {} runs  ({})\n", printable(d.config),
-                       stats::verdict_name(c->comparison.verdict), c->comparison.relative * 100,
-                       c->baseline_ms.size(), c->candidate_ms.size(), d.reason);
+    out +=
+        fmt::format("  {:<{}} {:<12} {:>+8.2f} %  {} vs {} runs  ({})\n", printable(d.config),
+                    width, stats::verdict_name(c->comparison.verdict), c->comparison.relative * 100,
+                    c->baseline_ms.size(), c->candidate_ms.size(), d.reason);
   }
   return out;
 }

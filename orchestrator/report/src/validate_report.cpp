@@ -167,12 +167,10 @@ std::string validate_text(const analysis::Scorecard& card, const stats::Judgemen
     rows.push_back({c.run_id, printable(c.config),
                     uninjected_text(c.blamed, verdict_of(judged, c.config)), ""});
   }
-  std::size_t injected_width = 34;  // at least these: the layout of a layer's rows
-  std::size_t blamed_width = 40;
-  for (const Row& r : rows) {
-    injected_width = std::max(injected_width, r.injected.size());
-    if (!r.outcome.empty()) blamed_width = std::max(blamed_width, r.blamed.size());
-  }
+  const std::size_t injected_width =
+      column_width(34, rows, [](const Row& r) { return r.injected; });
+  const std::size_t blamed_width = column_width(  // an uninjected row's sentence is left out
+      40, rows, [](const Row& r) { return r.outcome.empty() ? std::string() : r.blamed; });
   out += fmt::format("{:>5}  {:<{}} blamed\n", "run", "injected", injected_width);
   for (const Row& r : rows) {
     // An uninjected row's blame is a sentence with no outcome after it: not padded.
