@@ -264,6 +264,35 @@ TEST_CASE("documents: only the format asked for, the final newline report's own"
         "merged 1 database(s) into out.db: 3 run(s) stored\n");
 }
 
+TEST_CASE("runs listing: a long configuration label widens its column; no trailing blanks") {
+  storage::RunSummary plain;
+  plain.id = 3;
+  plain.experiment = "lammps-melt";
+  plain.config = "baseline";
+  plain.status = "ok";
+  plain.median_ms = 0.692;
+  plain.started_at = "2026-12-06T05:15:57.151Z";
+  storage::RunSummary delayed = plain;
+  delayed.id = 2;
+  delayed.config = "delay=rank1:compute>MPI_Allreduce:10ms";  // 38 characters, past 28
+  delayed.median_ms = 10.912;
+  storage::RunSummary failed = plain;
+  failed.id = 4;
+  failed.status = "failed";
+  failed.median_ms.reset();
+  failed.error = "exit 1";
+  const std::string text = report::runs_document({plain, delayed, failed}, report::Format::kText);
+  CHECK(text ==
+        "    id  experiment           config                                  rep  status      "
+        "   median_ms  started_at               error\n"
+        "     3  lammps-melt          baseline                                  0  ok          "
+        "       0.692  2026-12-06T05:15:57.151Z\n"
+        "     2  lammps-melt          delay=rank1:compute>MPI_Allreduce:10ms    0  ok          "
+        "      10.912  2026-12-06T05:15:57.151Z\n"
+        "     4  lammps-melt          baseline                                  0  failed      "
+        "           -  2026-12-06T05:15:57.151Z exit 1\n");
+}
+
 TEST_CASE("terminal text: control characters escaped, line breaks kept by printable_lines") {
   using culprit::report::printable;
   using culprit::report::printable_lines;

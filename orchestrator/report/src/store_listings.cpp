@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstddef>
+#include <string>
+
 #include "culprit/common/json.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "culprit/report/terminal_text.hpp"
@@ -31,13 +34,22 @@ std::string runs_json(const std::vector<storage::RunSummary>& runs) {
 std::string runs_text(const std::vector<storage::RunSummary>& runs) {
   // The experiment is a column: an imported run's (culprit import --experiment) is not the
   // sweep's beside it.
-  constexpr const char* kRow = "{:>6}  {:<20} {:<28} {:>4}  {:<11} {:>12}  {:<24} {}\n";
-  std::string out = fmt::format(kRow, "id", "experiment", "config", "rep", "status", "median_ms",
-                                "started_at", "error");
+  const std::size_t experiment_width =
+      column_width(20, runs, [](const storage::RunSummary& r) { return printable(r.experiment); });
+  const std::size_t config_width =
+      column_width(28, runs, [](const storage::RunSummary& r) { return printable(r.config); });
+  constexpr const char* kRow = "{:>6}  {:<{}} {:<{}} {:>4}  {:<11} {:>12}  {:<24} {}";
+  std::string out = fmt::format(kRow, "id", "experiment", experiment_width, "config", config_width,
+                                "rep", "status", "median_ms", "started_at", "error");
+  out += "\n";
   for (const auto& r : runs) {
-    out += fmt::format(kRow, r.id, printable(r.experiment), printable(r.config), r.repetition,
-                       r.status, r.median_ms ? fmt::format("{:.3f}", *r.median_ms) : "-",
-                       r.started_at.empty() ? "-" : r.started_at, printable(r.error));
+    // An ok run has no error: the row ends at its start time, without trailing blanks.
+    std::string row = fmt::format(kRow, r.id, printable(r.experiment), experiment_width,
+                                  printable(r.config), config_width, r.repetition, r.status,
+                                  r.median_ms ? fmt::format("{:.3f}", *r.median_ms) : "-",
+                                  r.started_at.empty() ? "-" : r.started_at, printable(r.error));
+    row.erase(row.find_last_not_of(' ') + 1);
+    out += row + "\n";
   }
   return out;
 }
