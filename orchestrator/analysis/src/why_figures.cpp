@@ -111,11 +111,16 @@ std::string roof_of(const SideNumbers& n, const WhyOptions& o) {
   return no_roof_reason(n, o);
 }
 
+// A sum as an operand of a quotient: "a / (b + c)", not "a / b + c".
+std::string operand(const std::string& source) {
+  return source.find(" + ") == std::string::npos ? source : "(" + source + ")";
+}
+
 void add_roofline(std::vector<WhyFigure>& f, const SideNumbers& n, const WhyOptions& o) {
   const WhyPeaks& p = o.peaks;
   const Maybe ridge = ratio(positive(p.flops_per_s), positive(p.bytes_per_s));
   f.push_back(fig("arithmetic_intensity", n.intensity, n.flops, n.bytes, "FLOP/byte",
-                  n.flops_source + " / " + n.bytes_source, n.flops_note));
+                  operand(n.flops_source) + " / " + operand(n.bytes_source), n.flops_note));
   f.push_back(fig("ridge_point", ridge, positive(p.flops_per_s), positive(p.bytes_per_s),
                   "FLOP/byte", "peak FLOP/s / peak byte/s, " + p.source));
   if (n.intensity && ridge) {
@@ -138,7 +143,7 @@ WhySide make_side(const KernelCounters& k, const SideNumbers& n, const WhyOption
   f.push_back(fig("duration", n.duration_ns, total_ns, n.launches, "ns",
                   n.duration_source + " summed / launches"));
   f.push_back(fig("flop_rate", n.flop_rate, n.flops, seconds, "FLOP/s",
-                  n.flops_source + " / duration", n.flops_note));
+                  operand(n.flops_source) + " / duration", n.flops_note));
   f.push_back(fig("flop_rate_pct_of_peak", n.flop_pct, n.flop_rate, positive(o.peaks.flops_per_s),
                   "%", "achieved FLOP/s / peak FLOP/s, " + o.peaks.source, n.flops_note));
   f.push_back(
