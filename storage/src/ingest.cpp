@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "ingest_parts.hpp"
+#include "runfile/meta_keys.hpp"
 #include "runfile/packed.hpp"
 #include "runfile/run_file.hpp"
 
@@ -57,7 +59,10 @@ AttachedRunFile::AttachedRunFile(Db& store, const std::string& path) : store_(st
     require_tables(
         "'meta', 'config_echo', 'provenance', 'clock_models', 'event_kinds', "
         "'event_names', 'event_rows', 'event_packs'");
-    auto version = store_.query_text("SELECT value FROM run.meta WHERE key = 'format_version'");
+    Statement read_version(store_, "SELECT value FROM run.meta WHERE key = ?1");
+    read_version.bind(1, runfile::meta::kFormatVersion);
+    const std::optional<std::string> version =
+        read_version.step() ? std::optional(read_version.column_text(0)) : std::nullopt;
     if (!version) throw bad_run_file(path, "meta.format_version is missing");
     format_ = 0;
     for (int f = kOldestRunFileFormat; f <= runfile::kFormatVersion; ++f) {
