@@ -394,11 +394,31 @@ std::string table_names(Db& db) {
   return names;
 }
 
+// A run file holds what the ranks of one run wrote (ingest.cpp reads these tables of it); a
+// store never has config_echo.
+bool is_run_file(Db& db) {
+  return db.query_int(
+               "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('meta', "
+               "'config_echo', 'event_rows')")
+             .value_or(0) == 3;
+}
+
 [[noreturn]] void refuse_foreign(Db& db) {
+  if (is_run_file(db)) {
+    const std::string store = store_of_run_file(db.path());
+    throw UsageError("database " + db.path() +
+                     " is a culprit run file (one run as its ranks wrote it), not a store: it "
+                     "was left untouched; `culprit attribute --run-file " +
+                     db.path() + "` reads it as it is; " +
+                     (store.empty() ? std::string("pass the store `culprit run` recorded it in")
+                                    : "its store is " + store + ": pass that") +
+                     " with --db");
+  }
   throw UsageError("database " + db.path() +
                    " is a SQLite file of another application (tables: " + table_names(db) +
                    "), not a culprit store: it was left untouched; pass a new file or a culprit "
-                   "store with --db");
+                   "store with --db (a profiler's export, e.g. Nsight Systems' .sqlite, goes in "
+                   "with `culprit import FILE --db STORE`)");
 }
 
 [[noreturn]] void refuse_newer(const std::string& path, int version) {

@@ -830,4 +830,10 @@ TEST_CASE("the folders beside a store are named after it by one rule") {
   CHECK(store_folder("/w/s.db", StoreFolder::kRuns) == "/w/s.db.runs");
   CHECK(store_folder("/w/s.db", StoreFolder::kBuilds) == "/w/s.db.builds");
   CHECK(store_folder("rel/s.db", StoreFolder::kSlurm) == "rel/s.db.slurm");
+  // ...and back: the store of a run file kept in its run folder.
+  CHECK(culprit::storage::store_of_run_file("/w/s.db.runs/3.1/run.db") == "/w/s.db");
+  CHECK(culprit::storage::store_of_run_file("s.db.runs/3.1/run.db") == "s.db");
+  CHECK(culprit::storage::store_of_run_file("/w/3.1/run.db").empty());
+  CHECK(culprit::storage::store_of_run_file("run.db").empty());
+  CHECK(culprit::storage::store_of_run_file(".runs/3.1/run.db").empty());
 }

@@ -101,6 +101,20 @@ void check_schema(Export& x, RankTrace& t) {
     table = "META_DATA_EXPORT";
   } else if (x.has_table("EXPORT_META_DATA")) {
     table = "EXPORT_META_DATA";
+  } else if (x.has_table("config_echo") && x.has_table("event_rows")) {
+    // culprit's own run file (runfile/run_file.sql): a run recorded already, not a profile.
+    throw UsageError(t.file +
+                     ": a culprit run file (one run as its ranks wrote it), not a profiler "
+                     "trace: `culprit attribute --run-file " +
+                     t.file +
+                     "` reads it as it is, and `culprit run` records run files in its store "
+                     "itself");
+  } else if (x.has_table("experiments") && x.has_table("runs")) {
+    // A results store's two first tables (storage/migrations.cpp): only a hint, never read.
+    throw UsageError(t.file +
+                     ": a culprit store, not a profiler trace: read it with --db (`culprit runs "
+                     "--db " +
+                     t.file + "`), or bring its runs into another store with `culprit merge`");
   } else {
     x.fail("", "no EXPORT_META_DATA or META_DATA_EXPORT table");
   }

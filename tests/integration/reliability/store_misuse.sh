@@ -40,11 +40,26 @@ expect_log "the foreign file is named" "app.db is a SQLite file of another appli
 expect_eq "the foreign file" "$(sha256sum app.db)" "$SUM"
 expect_rc "runs --db on a foreign SQLite file" 2 "$CULPRIT" runs --db app.db
 expect_log "runs names the foreign file" "app.db is a SQLite file of another application"
+expect_log "and says how a profiler's export goes in" "goes in with .culprit import FILE --db STORE."
 expect_rc "merge into a foreign SQLite file" 2 "$CULPRIT" merge app.db s.db
 expect_eq "the foreign file after merge" "$(sha256sum app.db)" "$SUM"
 # An empty file may become a store.
 : > empty.db
-expect_rc "run --db on an empty file" 0 "$CULPRIT" run "$MANIFEST" --db empty.db --shard 3/3
+expect_rc "run --db on an empty file" 0 "$CULPRIT" run "$MANIFEST" --db empty.db --shard 3/3 --keep-run-files
+# A run file kept beside its store, given as a store or imported as a trace, and a store
+# imported as a trace: each named for what it is, with the command that reads it.
+RUN_FILE=$(ls empty.db.runs/*/run.db | head -1)
+SUM=$(sha256sum "$RUN_FILE")
+expect_rc "runs --db on a run file" 2 "$CULPRIT" runs --db "$RUN_FILE"
+expect_log "the run file and its store are named" \
+  "$RUN_FILE is a culprit run file .*culprit attribute --run-file $RUN_FILE. reads it as it is; its store is empty.db: pass that with --db"
+expect_eq "the run file" "$(sha256sum "$RUN_FILE")" "$SUM"
+expect_rc "import of a run file" 2 "$CULPRIT" import "$RUN_FILE" --db imported.db
+expect_log "import names the run file" "$RUN_FILE: a culprit run file .*, not a profiler trace: .culprit attribute --run-file"
+expect_rc "import of a store" 2 "$CULPRIT" import s.db --db imported.db
+expect_log "import names the store" "s.db: a culprit store, not a profiler trace: read it with --db"
+[[ ! -e imported.db ]] || fail "a refused import created imported.db"
+expect_rc "attribute --run-file of the run file" 0 "$CULPRIT" attribute --run-file "$RUN_FILE"
 
 # Defect 10: user errors exit 2 with the reason and the file, never "internal error".
 head -c 5000 /dev/urandom > garbage.db

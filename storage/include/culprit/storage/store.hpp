@@ -37,5 +37,8 @@ enum class StoreFolder {
   kSlurm,   // a sweep submitted as Slurm job arrays: batch scripts, logs, its record
 };
 std::string store_folder(const std::string& db_path, StoreFolder folder);
+// The store whose run folder holds `run_file` (<db>.runs/<run>.<attempt>/run.db -> <db>), empty
+// when the path is not in such a folder.
+std::string store_of_run_file(const std::string& run_file);
 
 }  // namespace culprit::storage
