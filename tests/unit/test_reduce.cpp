@@ -40,6 +40,19 @@ SyntheticSpec spec() {
   return s;
 }
 
+// Run 1 against run 7, whose rank 1 runs gemm.fwd of layer 0 3 ms longer in every step, reduced.
+culprit::reduce::Reduction reduced_straggler() {
+  SyntheticSpec s = spec();
+  s.jitter_cv = 0.01;
+  auto baseline = synthesize(s);
+  baseline.run_id = 1;
+  s.seed = 2;
+  s.delays.push_back({1, "gemm.fwd", 0, -1, 3.0});
+  auto candidate = synthesize(s);
+  candidate.run_id = 7;
+  return reduce_runs(baseline, candidate, {}, {});
+}
+
 }  // namespace
 
 TEST_CASE("calibration recovers the step: order, durations, gaps, transfer, payload") {
@@ -107,15 +120,7 @@ TEST_CASE("an injected straggler comes back as its delay; a control gives nothin
 }
 
 TEST_CASE("the printed summary: the median change, the hiccup steps, each cause's delays") {
-  SyntheticSpec s = spec();
-  s.jitter_cv = 0.01;
-  auto baseline = synthesize(s);
-  baseline.run_id = 1;
-  s.seed = 2;
-  s.delays.push_back({1, "gemm.fwd", 0, -1, 3.0});
-  auto candidate = synthesize(s);
-  candidate.run_id = 7;
-  culprit::reduce::Reduction r = reduce_runs(baseline, candidate, {}, {});
+  culprit::reduce::Reduction r = reduced_straggler();
   REQUIRE(r.causes.size() == 1);
   REQUIRE(r.causes.front().delays.size() == 1);
   const double every_step_ms = r.causes.front().delays.front().ms;
@@ -223,15 +228,7 @@ TEST_CASE("item 2 (#38): one run as both baseline and candidate is refused") {
 
 TEST_CASE(
     "the reduced manifest is a typed value that plans, and written it parses back to itself") {
-  SyntheticSpec s = spec();
-  s.jitter_cv = 0.01;
-  auto baseline = synthesize(s);
-  baseline.run_id = 1;
-  s.seed = 2;
-  s.delays.push_back({1, "gemm.fwd", 0, -1, 3.0});
-  auto candidate = synthesize(s);
-  candidate.run_id = 7;
-  culprit::reduce::Reduction r = reduce_runs(baseline, candidate, {}, {});
+  culprit::reduce::Reduction r = reduced_straggler();
   REQUIRE(r.causes.size() == 1);
   // A second cause, hand-made from the first (another rank), so that all-causes is written.
   r.causes.push_back(r.causes.front());

@@ -95,6 +95,29 @@ void check_side(simdjson::dom::element side, std::string_view label, int n, doub
   CHECK(numbers(side["samples_ms"]) == samples);
 }
 
+// What attribute's run culprit says when it blames the code: rank, phase, layer, excess.
+analysis::RunCulprit blamed_on(int rank, const std::string& phase, int layer, double excess_ms) {
+  analysis::RunCulprit b;
+  b.found = true;
+  b.rank = rank;
+  b.phase = phase;
+  b.layer = layer;
+  b.excess_ms = excess_ms;
+  return b;
+}
+
+// A stored run as `culprit runs` lists it: ok, with its median step.
+storage::RunSummary ok_run(std::int64_t id, const std::string& experiment,
+                           const std::string& config, double median_ms) {
+  return {.id = id,
+          .experiment = experiment,
+          .config = config,
+          .status = "ok",
+          .median_ms = median_ms,
+          .started_at = {},
+          .error = {}};
+}
+
 }  // namespace
 
 TEST_CASE("compare JSON: every figure under its key, intervals as [lo, hi]") {
@@ -247,13 +270,8 @@ TEST_CASE("documents: only the format asked for, the final newline report's own"
 
   // Renderers that used to end their JSON themselves: one newline, from the document.
   CHECK(report::runs_document({}, report::Format::kJson) == "[]\n");
-  storage::RunSummary run;
-  run.id = 7;
-  run.experiment = "e";
-  run.config = "baseline";
-  run.status = "ok";
-  run.median_ms = 12.5;
-  const std::string runs = report::runs_document({run}, report::Format::kJson);
+  const std::string runs =
+      report::runs_document({ok_run(7, "e", "baseline", 12.5)}, report::Format::kJson);
   CHECK(runs.back() == '\n');
   CHECK(runs.find("\n") == runs.size() - 1);
   CHECK(std::int64_t(parser.parse(runs).at(0)["id"]) == 7);
@@ -265,12 +283,7 @@ TEST_CASE("documents: only the format asked for, the final newline report's own"
 }
 
 TEST_CASE("runs listing: a long configuration label widens its column; no trailing blanks") {
-  storage::RunSummary plain;
-  plain.id = 3;
-  plain.experiment = "lammps-melt";
-  plain.config = "baseline";
-  plain.status = "ok";
-  plain.median_ms = 0.692;
+  storage::RunSummary plain = ok_run(3, "lammps-melt", "baseline", 0.692);
   plain.started_at = "2026-12-06T05:15:57.151Z";
   storage::RunSummary delayed = plain;
   delayed.id = 2;
@@ -377,11 +390,7 @@ TEST_CASE("phase, place and waiter descriptions") {
 TEST_CASE("validate text: an uninjected version that regressed is reported, not scored") {
   analysis::Scorecard card;
   card.experiment = "torch-ddp";
-  analysis::RunCulprit blamed;
-  blamed.found = true;
-  blamed.rank = 1;
-  blamed.phase = "fc2";
-  blamed.excess_ms = 30;
+  const analysis::RunCulprit blamed = blamed_on(1, "fc2", -1, 30);
   card.controls.push_back({1, "baseline", analysis::RunCulprit{}, 10});
   card.uninjected.push_back({2, "version=v2", blamed, 40});
   card.uninjected.push_back({3, "ranks=4", analysis::RunCulprit{}, 11});
@@ -402,12 +411,7 @@ TEST_CASE("validate text: an uninjected version that regressed is reported, not 
 TEST_CASE("validate text: columns as wide as their longest cell (an MPI phase, LAMMPS)") {
   analysis::Scorecard card;
   card.experiment = "lammps-melt";
-  analysis::RunCulprit blamed;
-  blamed.found = true;
-  blamed.rank = 1;
-  blamed.phase = "compute>MPI_Allreduce";
-  blamed.layer = 0;
-  blamed.excess_ms = 10.11;
+  const analysis::RunCulprit blamed = blamed_on(1, "compute>MPI_Allreduce", 0, 10.11);
   analysis::ValidationCase hit;
   hit.run_id = 5;
   hit.injected = {1, "compute>MPI_Allreduce", -1, -1, 10.0};
@@ -428,11 +432,7 @@ TEST_CASE("validate text: columns as wide as their longest cell (an MPI phase, L
 TEST_CASE("validate judged: the uninjected runs' verdicts come from the one judgement") {
   analysis::Scorecard card;
   card.experiment = "torch-ddp";
-  analysis::RunCulprit blamed;  // the blame says the code regressed...
-  blamed.found = true;
-  blamed.rank = 1;
-  blamed.phase = "fc2";
-  blamed.excess_ms = 30;
+  const analysis::RunCulprit blamed = blamed_on(1, "fc2", -1, 30);  // the code regressed...
   card.uninjected.push_back({2, "version=v2", blamed, 40});
   card.uninjected.push_back({3, "ranks=4", analysis::RunCulprit{}, 11});
   // ...a hand-made judgement (as stats::judge_experiment returns it) says v2 is equivalent.
