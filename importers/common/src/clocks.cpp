@@ -29,8 +29,6 @@ double median(std::vector<double> v) {
   return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
 }
 
-// Torch's traces write integer microseconds (legacy, Kineto v1): two ties cannot agree better.
-constexpr double kResolution_ns = 1000;
 // Fewer ties than this say nothing about their own spread: the causal interval is the bound.
 constexpr std::size_t kMinTies = 3;
 
@@ -77,7 +75,8 @@ RankClock clock_of(const std::vector<std::vector<const RankCollective*>>& ties, 
   c.constraints = static_cast<int>(coincide.size());
   if (coincide.empty()) return c;  // no constraint: same clock assumed (a warning upstream)
   const double estimate = median(coincide);
-  double spread = kResolution_ns;
+  // Two ties cannot agree better than torch's timestamps resolve.
+  auto spread = static_cast<double>(kTorchTimestampResolution_ns);
   for (double d : coincide) spread = std::max(spread, std::abs(d - estimate));
   if (lo > hi) {  // no constant offset satisfies causality: drift, or mismatched files
     c.contradicted = true;

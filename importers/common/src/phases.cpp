@@ -20,11 +20,10 @@ struct Open {
 // Torch's autograd kernel records some operators again under their schema name inside the
 // dispatcher's record: `aten::detach` holds `detach`. With integer-µs timestamps the child can
 // start at its parent's end, after the parent closed: a record named as the operator that
-// closed at most this long before it started is still that operator's.
-constexpr std::int64_t kResolution_ns = 1000;
+// closed at most one timestamp resolution before it started is still that operator's.
 
 bool renames(const NameTable& names, const TraceRecord* op, const TraceRecord& r) {
-  if (op == nullptr || r.begin_ns - op->end_ns > kResolution_ns) return false;
+  if (op == nullptr || r.begin_ns - op->end_ns > kTorchTimestampResolution_ns) return false;
   const std::string& outer = names[op->name];
   const std::string& inner = names[r.name];
   return outer.size() > inner.size() + 2 && outer.ends_with(inner) &&

@@ -19,8 +19,6 @@
 namespace culprit::analysis {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // Fills the per-step view of the collective that made the most ranks wait the longest.
 void decisive_collective(const std::vector<CollectiveTiming>& collectives,
                          const std::vector<int>& arrivers, const PhaseStats& stats,

@@ -16,10 +16,6 @@
 namespace culprit::analysis {
 namespace {
 
-bool is_phase(const storage::Event& e) {
-  return e.kind == storage::EventKind::kCompute || e.kind == storage::EventKind::kHost;
-}
-
 bool steady(const Timeline& t, const storage::Event& e) {
   return e.step >= t.run->warmup_steps;
 }

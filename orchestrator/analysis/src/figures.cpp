@@ -17,8 +17,6 @@
 namespace culprit::analysis {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 using Grid = std::vector<std::vector<double>>;  // [rank][step column]
 
 const StepAttribution* attribution_of(const RunAttribution& a, int step) {

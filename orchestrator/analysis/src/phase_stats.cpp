@@ -14,12 +14,6 @@
 namespace culprit::analysis {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-bool is_phase(const storage::Event& e) {
-  return e.kind == storage::EventKind::kCompute || e.kind == storage::EventKind::kHost;
-}
-
 // (microbatch, layer, name) of a phase packed into one sortable word; steps are kept apart by
 // grouping first, which keeps the sorts small.
 std::uint64_t instance_key(const storage::Event& e) {

@@ -3,8 +3,6 @@
 namespace culprit::manifest::detail {
 namespace {
 
-constexpr std::int64_t kMaxIndex = 1'000'000;
-
 // An inject entry list: an array of tables ([[x.inject.delays]] or [{...}, {...}]), or one table.
 template <typename Parse>
 void each_entry(TomlReader& reader, const toml::table& inject, std::string_view key,

@@ -6,7 +6,6 @@
 namespace culprit::manifest::detail {
 namespace {
 
-constexpr std::int64_t kMaxIndex = 1'000'000;
 constexpr std::size_t kMaxPhases = 100'000;
 
 void read_ms(TomlReader& reader, const toml::table& entry, std::string_view key,

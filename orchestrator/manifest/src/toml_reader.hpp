@@ -14,6 +14,10 @@
 
 namespace culprit::manifest::detail {
 
+// The largest rank, step, layer or microbatch index a manifest may name (an [inject] entry, a
+// [schedule] phase).
+inline constexpr std::int64_t kMaxIndex = 1'000'000;
+
 std::string child_path(const std::string& parent, std::string_view key);
 std::string item_path(const std::string& parent, std::size_t index);
 

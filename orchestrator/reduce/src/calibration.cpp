@@ -30,7 +30,7 @@ PhaseKey key_of(const storage::Event& e, int occurrence) {
   return {e.kind, e.name, e.microbatch, e.layer, e.seq, occurrence};
 }
 
-bool is_phase(const storage::Event& e) {
+bool is_phase_or_collective(const storage::Event& e) {
   return e.kind == storage::EventKind::kCompute || e.kind == storage::EventKind::kCollective ||
          e.kind == storage::EventKind::kHost;
 }
@@ -56,7 +56,7 @@ std::vector<EventIndex> step_phases(const Timeline& t, int rank, int step) {
   std::vector<EventIndex> out;
   for (EventIndex e : t.by_begin[static_cast<std::size_t>(rank)]) {
     const storage::Event& ev = t.event(e);
-    if (ev.step == step && is_phase(ev)) out.push_back(e);
+    if (ev.step == step && is_phase_or_collective(ev)) out.push_back(e);
   }
   return out;
 }

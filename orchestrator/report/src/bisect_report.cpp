@@ -42,7 +42,7 @@ void step_json(JsonWriter& json, const Result& r, const Step& step) {
   json.end_object();
 }
 
-std::string ms(double value) {
+std::string ms_text(double value) {
   return fmt::format("{:.2f} ms", value);
 }
 
@@ -128,9 +128,10 @@ std::string bisect_text(const Result& r, const BisectContext& context) {
   } else if (r.status == Status::kInconclusive && r.last_good >= 0) {
     out += fmt::format("  remaining range  {} .. {}\n", name(r.last_good), name(r.first_bad));
   }
-  out += fmt::format("  shift {} ", ms(r.shift.shift));
-  out += r.shift.has_ci ? fmt::format("[{}, {}]", ms(r.shift.shift_lo), ms(r.shift.shift_hi))
-                        : std::string("(no CI at this n)");
+  out += fmt::format("  shift {} ", ms_text(r.shift.shift));
+  out += r.shift.has_ci
+             ? fmt::format("[{}, {}]", ms_text(r.shift.shift_lo), ms_text(r.shift.shift_hi))
+             : std::string("(no CI at this n)");
   out += fmt::format(", relative {:+.1f} %, {}\n", 100 * r.shift.relative,
                      stats::verdict_name(r.shift.verdict));
   out += fmt::format("  runs {}", r.runs);

@@ -15,7 +15,7 @@ namespace stepmodel {
 namespace {
 
 // One escaping and one number format for every JSON culprit writes (common/).
-std::string quoted(std::string_view text) {
+std::string json_string(std::string_view text) {
   std::string out;
   culprit::append_json_string(out, text);
   return out;
@@ -32,11 +32,11 @@ std::string boolean(bool value) {
 // An object's members, rendered; std::map keeps the keys sorted.
 using Members = std::map<std::string, std::string>;
 
-std::string object(const Members& members) {
+std::string json_object(const Members& members) {
   std::string out = "{";
   for (const auto& [key, value] : members) {
     if (out.size() > 1) out.push_back(',');
-    out += quoted(key) + ":" + value;
+    out += json_string(key) + ":" + value;
   }
   return out + "}";
 }
@@ -46,13 +46,13 @@ std::string array(const std::vector<Item>& items, Render render) {
   std::string out = "[";
   for (const Item& item : items) {
     if (out.size() > 1) out.push_back(',');
-    out += object(render(item));
+    out += json_object(render(item));
   }
   return out + "]";
 }
 
 Members phase_members(const SchedulePhase& p) {
-  Members m{{"name", quoted(p.name)}, {"ms", number(p.ms)}};
+  Members m{{"name", json_string(p.name)}, {"ms", number(p.ms)}};
   if (p.gap_ms > 0) m["gap_ms"] = number(p.gap_ms);
   if (p.layer >= 0) m["layer"] = std::to_string(p.layer);
   if (p.microbatch >= 0) m["microbatch"] = std::to_string(p.microbatch);
@@ -73,8 +73,8 @@ std::string model_json(const ModelConfig& m) {
               {"hidden", std::to_string(m.hidden)},
               {"buckets", std::to_string(m.buckets)},
               {"overlap", boolean(m.overlap)},
-              {"dtype", quoted(m.dtype)},
-              {"compute", quoted(m.compute)},
+              {"dtype", json_string(m.dtype)},
+              {"compute", json_string(m.compute)},
               {"flops_per_s", number(m.flops_per_s)},
               {"mem_bytes_per_s", number(m.mem_bytes_per_s)},
               {"compute_scale", number(m.compute_scale)},
@@ -87,22 +87,22 @@ std::string model_json(const ModelConfig& m) {
               {"spike_ms", number(m.spike_ms)},
               {"threads", std::to_string(m.threads)}};
   if (!m.schedule.empty()) out["schedule"] = array(m.schedule, phase_members);
-  return object(out);
+  return json_object(out);
 }
 
 Members delay_members(const DelayInjection& d) {
   return {{"rank", std::to_string(d.rank)},
-          {"phase", quoted(d.phase)},
+          {"phase", json_string(d.phase)},
           {"layer", std::to_string(d.layer)},
           {"microbatch", std::to_string(d.microbatch)},
           {"step_first", std::to_string(d.step_first)},
           {"step_last", std::to_string(d.step_last)},
           {"ms", number(d.ms)},
-          {"mode", quoted(d.mode)}};
+          {"mode", json_string(d.mode)}};
 }
 
 std::string inject_json(const Injections& inject) {
-  return object(Members{
+  return json_object(Members{
       {"delays", array(inject.delays, delay_members)},
       {"slowdowns",
        array(inject.slowdowns,
@@ -118,28 +118,28 @@ std::string inject_json(const Injections& inject) {
       {"faults", array(inject.faults, [](const FaultInjection& f) {
          return Members{{"rank", std::to_string(f.rank)},
                         {"step", std::to_string(f.step)},
-                        {"kind", quoted(f.kind)}};
+                        {"kind", json_string(f.kind)}};
        })}});
 }
 
 std::string import_json(const ImportSection& i) {
   std::string files = "[";
-  for (const std::string& f : i.files) files += (files.size() > 1 ? "," : "") + quoted(f);
-  return object(Members{{"format", quoted(i.format)},
-                        {"backend", quoted(i.backend)},
-                        {"partial", boolean(i.partial)},
-                        {"world_size", std::to_string(i.world_size)},
-                        {"files", files + "]"}});
+  for (const std::string& f : i.files) files += (files.size() > 1 ? "," : "") + json_string(f);
+  return json_object(Members{{"format", json_string(i.format)},
+                             {"backend", json_string(i.backend)},
+                             {"partial", boolean(i.partial)},
+                             {"world_size", std::to_string(i.world_size)},
+                             {"files", files + "]"}});
 }
 
 }  // namespace
 
 std::string to_json(const DelayInjection& delay) {
-  return object(delay_members(delay));
+  return json_object(delay_members(delay));
 }
 
 std::string to_json(const RunConfig& c, JsonFields fields) {
-  Members root{{"backend", quoted(c.backend)},
+  Members root{{"backend", json_string(c.backend)},
                {"ranks", std::to_string(c.ranks)},
                {"warmup_steps", std::to_string(c.warmup_steps)},
                {"steps", std::to_string(c.steps)},
@@ -150,19 +150,19 @@ std::string to_json(const RunConfig& c, JsonFields fields) {
     root["model"] = model_json(c.model);
   }
   if (!c.instrument.empty()) {
-    root["instrument"] = quoted(c.instrument);
-    root["step_rule"] = object(
-        Members{{"call", quoted(c.step_rule.call)}, {"every", std::to_string(c.step_rule.every)}});
+    root["instrument"] = json_string(c.instrument);
+    root["step_rule"] = json_object(Members{{"call", json_string(c.step_rule.call)},
+                                            {"every", std::to_string(c.step_rule.every)}});
   }
   if (fields != JsonFields::kWorkload) {
-    root["experiment"] = quoted(c.experiment);
-    root["config_label"] = quoted(c.config_label);
+    root["experiment"] = json_string(c.experiment);
+    root["config_label"] = json_string(c.config_label);
   }
   if (fields == JsonFields::kRun) {
     root["repetition"] = std::to_string(c.repetition);
     root["seed"] = std::to_string(c.seed);
   }
-  return object(root);
+  return json_object(root);
 }
 
 }  // namespace stepmodel

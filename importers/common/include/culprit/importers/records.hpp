@@ -15,6 +15,10 @@
 
 namespace culprit::importers {
 
+// Torch's traces write integer microseconds (legacy, Kineto v1): two of their timestamps closer
+// than this cannot be told apart.
+inline constexpr std::int64_t kTorchTimestampResolution_ns = 1000;
+
 enum class RecordKind : std::uint8_t {
   kOp,              // a CPU operator (cpu_op, aten::..., autograd nodes)
   kLabel,           // a region the user (or torch) named: record_function, NVTX range

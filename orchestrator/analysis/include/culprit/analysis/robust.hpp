@@ -8,9 +8,12 @@
 
 namespace culprit::analysis {
 
+// What a statistic of no values is.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 // Median of `values`, reordering them; NaN when empty.
 inline double median_inplace(std::vector<double>& values) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  if (values.empty()) return kNaN;
   const std::size_t mid = values.size() / 2;
   const auto at = values.begin() + static_cast<std::ptrdiff_t>(mid);
   std::nth_element(values.begin(), at, values.end());
@@ -25,7 +28,7 @@ inline double median_of(std::vector<double> values) {
 // Median of a sorted range with the element at `skip` left out (a rank's peers); NaN when no
 // element is left.
 inline double median_without(const double* sorted, std::size_t n, std::size_t skip) {
-  if (n <= 1) return std::numeric_limits<double>::quiet_NaN();
+  if (n <= 1) return kNaN;
   const std::size_t m = n - 1;
   auto at = [&](std::size_t i) { return sorted[i < skip ? i : i + 1]; };
   return m % 2 == 1 ? at(m / 2) : 0.5 * (at(m / 2 - 1) + at(m / 2));
@@ -50,7 +53,7 @@ class LeaveOneOutMedian {
     if (n_ % 2 == 1) above_ = *std::min_element(at + 1, scratch.end());
   }
   double of(double v) const {
-    if (n_ <= 1) return std::numeric_limits<double>::quiet_NaN();
+    if (n_ <= 1) return kNaN;
     if (n_ % 2 == 0) return v < middle_ ? middle_ : below_;  // n/2 - 1 and n/2
     if (v < middle_) return 0.5 * (middle_ + above_);
     if (v > middle_) return 0.5 * (below_ + middle_);

@@ -20,6 +20,12 @@ inline constexpr EventIndex kNoEvent = -1;
 // more, and `culprit run` refuses a simulated configuration that would give more.
 inline constexpr std::int64_t kMaxRunEvents = std::numeric_limits<EventIndex>::max();
 
+// A phase is a rank's own work (compute, or host work it names), as against a step, a collective
+// or a wait: what phase statistics compare across ranks and efficiency counts as busy.
+inline bool is_phase(const storage::Event& e) {
+  return e.kind == storage::EventKind::kCompute || e.kind == storage::EventKind::kHost;
+}
+
 // The aligned begin (or end) of every event on rank 0's clock: the rank's clock model, then the
 // refinement's correction (0 for an event whose rank is outside the run). Stored for runs of up to
 // kStoredAlignedEvents events (the walks read them often); computed when read for larger ones,
