@@ -74,16 +74,26 @@ def kineto_document(events, rank, world, style, pid, base_us):
     return doc
 
 
-def worker(rank, args, injections, port):
+def rendezvous(folder, port):
+    """The init_method of a job's process group: a file in its output folder unless --port names
+    a TCP port. A file takes no port, so a job never fails on one another socket holds (a port
+    picked from the pid fell among the previous job's ephemeral ones: errno 98)."""
+    if port:
+        return "tcp://127.0.0.1:%d" % port
+    path = os.path.join(os.path.abspath(folder), ".rendezvous")
+    if os.path.exists(path):
+        os.remove(path)  # a FileStore file left by an interrupted job would join the new one
+    return "file://" + path
+
+
+def worker(rank, args, injections, init_method):
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
     from torch.autograd.profiler import record_function
 
     torch.set_num_threads(1)
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group("gloo", rank=rank, world_size=args.world)
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=args.world)
     sizes = [int(x) for x in args.hidden.split(",")]
 
     class Block(torch.nn.Module):
@@ -170,13 +180,14 @@ def main():
     p.add_argument("--inject", action="append", default=[])
     p.add_argument("--hidden", default="512,1024,512,512",
                    help="layer widths: layer0 in, then each block's out (last block -> 10)")
-    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--port", type=int, default=0,
+                   help="rendezvous on this TCP port (default: a file in --out)")
     args = p.parse_args()
     injections = [parse_injection(t) for t in args.inject]
     os.makedirs(os.path.join(args.out, "traces"), exist_ok=True)
-    port = args.port or 29500 + os.getpid() % 20000
+    init_method = rendezvous(args.out, args.port)
     import torch.multiprocessing as mp
-    mp.spawn(worker, args=(args, injections, port), nprocs=args.world, join=True)
+    mp.spawn(worker, args=(args, injections, init_method), nprocs=args.world, join=True)
     for inj in injections:
         inj["profiler_steps"] = ["ProfilerStep#%d" % (s + WAIT + WARMUP - 1)
                                  for s in inj["active_steps"]]

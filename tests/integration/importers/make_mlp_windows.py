@@ -33,7 +33,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_ddp_traces import kineto_document  # noqa: E402  (the one libkineto layout writer)
+from make_ddp_traces import kineto_document, rendezvous  # noqa: E402  (one layout writer, one rendezvous)
 
 KINDS = ("control", "sleep", "matmul", "detach")
 
@@ -53,16 +53,14 @@ def set_name(windows, index):
     return "%s-%d" % (kind, windows[:index].count(kind))
 
 
-def worker(rank, args, windows, port):
+def worker(rank, args, windows, init_method):
     import torch
     import torch.distributed as dist
     from torch.autograd.profiler import record_function
     from torch.nn.parallel import DistributedDataParallel
 
     torch.set_num_threads(1)
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group("gloo", rank=rank, world_size=args.world)
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=args.world)
     straggler_rank, straggler_ms = (float(x) for x in args.straggler.split(":"))
     straggler = rank == int(straggler_rank)
     state = {"window": 0}
@@ -152,15 +150,16 @@ def main():
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--active", type=int, default=4)
     p.add_argument("--width", type=int, default=32)
-    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--port", type=int, default=0,
+                   help="rendezvous on this TCP port (default: a file in --out)")
     args = p.parse_args()
     windows = parse_plan(args.plan)
     os.makedirs(args.out, exist_ok=True)
-    port = args.port or 29500 + os.getpid() % 20000
+    init_method = rendezvous(args.out, args.port)
     # fork: the ranks share the parent's imported torch (spawn imports it again in every rank,
     # about 2 CPU s each); nothing in the parent has started a thread yet.
     import torch.multiprocessing as mp
-    mp.start_processes(worker, args=(args, windows, port), nprocs=args.world, join=True,
+    mp.start_processes(worker, args=(args, windows, init_method), nprocs=args.world, join=True,
                        start_method="fork")
     rank, ms = args.straggler.split(":")
     for index, kind in enumerate(windows):
