@@ -21,7 +21,6 @@ struct Open {
 // dispatcher's record: `aten::detach` holds `detach`. With integer-µs timestamps the child can
 // start at its parent's end, after the parent closed: a record named as the operator that
 // closed at most one timestamp resolution before it started is still that operator's.
-
 bool renames(const NameTable& names, const TraceRecord* op, const TraceRecord& r) {
   if (op == nullptr || r.begin_ns - op->end_ns > kTorchTimestampResolution_ns) return false;
   const std::string& outer = names[op->name];
