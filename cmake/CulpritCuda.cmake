@@ -2,6 +2,7 @@
 # not found, or -DCULPRIT_WITH_CUDA=OFF -> the build goes on without it and says so.
 set(CULPRIT_HAVE_CUDA OFF)
 set(CULPRIT_HAVE_NCCL OFF)
+set(CULPRIT_HAVE_NVTX OFF)
 if(CULPRIT_WITH_CUDA)
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
@@ -17,6 +18,13 @@ if(CULPRIT_WITH_CUDA)
     find_package(CUDAToolkit QUIET)
   endif()
   if(CUDAToolkit_FOUND)
+    # NVTX 3 is header-only (nvtx3/, in the toolkit since CUDA 10): culprit-step opens a range
+    # per phase instance with it, which ncu can filter on (workloads/synthetic/phase_nvtx.hpp).
+    find_path(NVTX3_INCLUDE_DIR nvtx3/nvToolsExt.h HINTS ${CUDAToolkit_INCLUDE_DIRS}
+              /usr/local/cuda/include)
+    if(NVTX3_INCLUDE_DIR)
+      set(CULPRIT_HAVE_NVTX ON)
+    endif()
     find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
     find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
     if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
@@ -32,4 +40,5 @@ if(CULPRIT_WITH_CUDA)
     message(STATUS "culprit: CUDA toolkit not found: cuda backend off")
   endif()
 endif()
-message(STATUS "culprit: cuda backend ${CULPRIT_HAVE_CUDA}, nccl ${CULPRIT_HAVE_NCCL}")
+message(STATUS 
+  "culprit: cuda backend ${CULPRIT_HAVE_CUDA}, nccl ${CULPRIT_HAVE_NCCL}, nvtx ${CULPRIT_HAVE_NVTX}")

@@ -70,4 +70,33 @@ if ((NP > 1)); then
       g.rank=c.rank AND g.step=c.step WHERE c.name='allreduce' AND g.name LIKE 'gemm.bwd.%'
       AND c.begin_ns < g.end_ns AND g.begin_ns < c.end_ns") -gt 0 ]] || fail "no overlap"
 fi
+# The next capture `culprit explain` prints for a culprit-step run: ncu filtered on one phase
+# instance's NVTX range (run meta phase_ranges). One rank; the instance with the gpu-mode delay
+# must show more kernels (the GEMM's and the delay's) than the same phase a step earlier.
+[[ $(q "$WORK/fp32-gemm.db" "SELECT value FROM meta WHERE key='phase_ranges'") == nvtx ]] ||
+  fail "culprit-step built without NVTX ranges (meta phase_ranges)"
+if ! command -v ncu >/dev/null; then
+  echo "skip: the NVTX capture (ncu not on PATH)"
+else
+  sed -e "s/\"ranks\": $NP/\"ranks\": 1/" -e 's/"rank": [0-9]*/"rank": 0/' "$WORK/fp32-gemm.json" \
+    > "$WORK/ncu.json"
+  launches() { # the phase instance's range; prints how many kernels ncu profiled inside it
+    timeout 300 ncu --clock-control none --nvtx --nvtx-include "$1/" \
+      --metrics gpu__time_duration.sum --csv --page details --log-file "$WORK/ncu.csv" \
+      "$BIN/culprit-step" --config "$WORK/ncu.json" --out "$WORK/ncu-$2.db" > "$WORK/ncu.log" 2>&1 ||
+      fail "ncu: $(tail -5 "$WORK/ncu.log")"
+    python3 -c 'import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r and r[0].isdigit()]
+print(len({r[0] for r in rows}))' "$WORK/ncu.csv"
+  }
+  if grep -q ERR_NVGPUCTRPERM <(ncu --query-metrics 2>&1 || true); then
+    echo "skip: the NVTX capture (ncu may not read the GPU's counters here: ERR_NVGPUCTRPERM)"
+  else
+    delayed=$(launches "gemm.fwd step 2 microbatch 0 layer 1" delayed)
+    plain=$(launches "gemm.fwd step 1 microbatch 0 layer 1" plain)
+    ((plain >= 1 && delayed > plain)) ||
+      fail "ncu --nvtx-include: $delayed kernels in the delayed instance, $plain in the plain one"
+    echo "ok: ncu on one phase instance's NVTX range ($delayed kernels delayed, $plain plain)"
+  fi
+fi
 echo "PASS (ranks: $NP, run files in $WORK)"

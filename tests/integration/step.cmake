@@ -14,6 +14,17 @@ else()
     culprit_integration_test(step.${step_test} ${CMAKE_CURRENT_SOURCE_DIR}/step/${step_test}.sh
       ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_MPIRUN} ${CMAKE_CURRENT_BINARY_DIR}/step_work/${step_test})
   endforeach()
+  # The NVTX range of each phase instance, logged by a hand-written NVTX tool (step/nvtx_log.c)
+  # loaded the way ncu and nsys are; culprit-step opens the ranges only when built with NVTX.
+  if(CULPRIT_HAVE_NVTX)
+    add_library(culprit_test_nvtx_log MODULE ${CMAKE_CURRENT_SOURCE_DIR}/step/nvtx_log.c)
+    target_include_directories(culprit_test_nvtx_log SYSTEM PRIVATE ${NVTX3_INCLUDE_DIR})
+    set_target_properties(culprit_test_nvtx_log PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+    target_link_libraries(culprit_test_nvtx_log PRIVATE culprit_warnings)
+    culprit_integration_test(step.nvtx_ranges ${CMAKE_CURRENT_SOURCE_DIR}/step/nvtx_ranges.sh
+      ARGS ${CULPRIT_BIN_DIR} ${CULPRIT_MPIRUN} ${CMAKE_CURRENT_BINARY_DIR}/step_work/nvtx_ranges
+           $<TARGET_FILE:culprit_test_nvtx_log>)
+  endif()
   # The CUDA backend on a real GPU: skipped (exit 77) with the reason when none is visible.
   if(CULPRIT_HAVE_CUDA)
     culprit_integration_test(step.cuda_gpu ${CMAKE_SOURCE_DIR}/tests/gpu/step_cuda.sh

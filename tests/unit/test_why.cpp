@@ -18,6 +18,7 @@
 #include "culprit/errors.hpp"
 #include "culprit/importers/peaks.hpp"
 #include "culprit/report/why_report.hpp"
+#include "runfile/phase_range.hpp"
 
 using namespace culprit::analysis;
 using culprit::importers::ncu::Figure;
@@ -257,14 +258,20 @@ bool ncu_matches(const std::string& command, const std::string& function_name) {
   return std::regex_search(function_name, std::regex(kernel_argument(command)));
 }
 
-}  // namespace
-
-TEST_CASE("next capture: the kernel filter is a literal match on ncu's function name") {
+// The reference scenario's blamed phase: rank 63's gemm.bwd.wgrad, 127 instances before it.
+CaptureTarget reference_capture() {
   CaptureTarget t;
   t.phase = "gemm.bwd.wgrad";
   t.rank = 63;
   t.launch_skip = "127";
   t.launch_count = "1";
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("next capture: the kernel filter is a literal match on ncu's function name") {
+  CaptureTarget t = reference_capture();
   NextCapture n = next_capture(t);
   CHECK(n.ncu.starts_with(
       "ncu --clock-control none --kernel-name regex:'gemm\\.bwd\\.wgrad' --launch-skip 127 "
@@ -301,6 +308,46 @@ TEST_CASE("next capture: the kernel filter is a literal match on ncu's function 
   CHECK(n.ncu.ends_with("> rank0-___Call_CompiledFxGraph__fud64__x2____.csv"));
   t.phase = "it's";
   CHECK(next_capture(t).ncu.find("--kernel-name regex:'it'\\''s' ") != std::string::npos);
+}
+
+TEST_CASE("next capture: a phase instance's NVTX range replaces the launch counting") {
+  CaptureTarget t = reference_capture();
+  t.nvtx_range = runfile::phase_range_name(t.phase, 3, 3, 0, -1);
+  REQUIRE(t.nvtx_range == "gemm.bwd.wgrad step 3 microbatch 3 layer 0");
+  NextCapture n = next_capture(t);
+  CHECK(n.ncu.starts_with(
+      "ncu --clock-control none --nvtx --nvtx-include 'gemm.bwd.wgrad step 3 microbatch 3 layer "
+      "0/' --metrics gpu__time_duration.sum,"));
+  CHECK(
+      n.ncu.ends_with(" --csv --page details <rank 63's command> > "
+                      "rank63-gemm.bwd.wgrad_step_3_microbatch_3_layer_0.csv"));
+  CHECK(n.ncu.find("--launch-skip") == std::string::npos);
+  CHECK(n.ncu.find("--kernel-name") == std::string::npos);
+  // Attached counters name a kernel: the range still selects the instance, and every kernel in
+  // it is profiled (the counters may come from another capture).
+  t.kernel = "gemm_naive_kernel(const float *, const float *, float *, int, int, int)";
+  CHECK(next_capture(t).ncu == n.ncu);
+  // A quote in the range is quoted for the shell; a name with ncu's filter syntax ('/', '@',
+  // '[', ']', '*', "regex:") cannot be named, and the launch-counting command stands.
+  t.kernel.clear();
+  t.nvtx_range = "it's step 0";
+  CHECK(next_capture(t).ncu.find("--nvtx-include 'it'\\''s step 0/' ") != std::string::npos);
+  for (const char* range :
+       {"a/b step 0", "d@r step 0", "[x step 0", "y] step 0", "* step 0", "regex:x step 0", ""}) {
+    t.nvtx_range = range;
+    n = next_capture(t);
+    CHECK_MESSAGE(n.ncu.find("--kernel-name regex:'gemm\\.bwd\\.wgrad' --launch-skip 127") !=
+                      std::string::npos,
+                  range);
+    CHECK(n.ncu.find("--nvtx") == std::string::npos);
+  }
+}
+
+TEST_CASE("the NVTX range of a phase instance names the identifiers its event has") {
+  CHECK(runfile::phase_range_name("gemm.fwd", 0, 1, 2, -1) ==
+        "gemm.fwd step 0 microbatch 1 layer 2");
+  CHECK(runfile::phase_range_name("allreduce", 12, -1, -1, 1) == "allreduce step 12 seq 1");
+  CHECK(runfile::phase_range_name("optimizer", 5, -1, -1, -1) == "optimizer step 5");
 }
 
 TEST_CASE("real NVML samples of one GPU: clock_throttling has no peer, and the reason says so") {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "injection.hpp"
+#include "stepclock/stepclock.hpp"
 #include "stepmodel/config.hpp"
 #include "stepmodel/schedule.hpp"
 
@@ -21,6 +22,16 @@ struct PhaseWork {
   std::uint16_t name = 0;  // stepclock name id
   PhaseDelay delay;        // injected: inside the phase, or just before an all-reduce
 };
+
+// The identifiers of a phase instance's event, one rule for every backend and for the phase's
+// NVTX range (phase_nvtx.hpp): a compute phase's microbatch and layer, a collective's bucket
+// (seq) and payload.
+inline stepclock_ids phase_ids(const PhaseWork& work) {
+  const stepmodel::Phase& p = *work.phase;
+  return p.kind == stepmodel::PhaseKind::kCollective
+             ? stepclock::ids(work.step, -1, -1, p.seq, p.bytes)
+             : stepclock::ids(work.step, p.microbatch, p.layer);
+}
 
 class Backend {
  public:

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "phase_nvtx.hpp"
 #include "stepclock/stepclock.hpp"
 
 namespace synthetic {
@@ -28,6 +29,7 @@ int run_steps(Backend& backend, const stepmodel::RunConfig& config,
       for (PhaseWork& w : work) {
         w.step = step;
         w.delay = injections.delay_for(*w.phase, step);
+        const PhaseRange range(w);
         if (w.phase->kind == stepmodel::PhaseKind::kCollective) {
           backend.allreduce(w);
         } else {

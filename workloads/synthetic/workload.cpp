@@ -6,6 +6,8 @@
 
 #include "backend.hpp"
 #include "injection.hpp"
+#include "phase_nvtx.hpp"
+#include "runfile/phase_range.hpp"
 #include "step_runner.hpp"
 #include "stepclock/stepclock.hpp"
 
@@ -35,6 +37,10 @@ void set_meta(const stepmodel::RunConfig& config) {
                                       std::to_string(stepmodel::parameter_bytes(m)).c_str()),
                    "meta");
   stepclock::check(stepclock_set_meta(runfile::meta::kSource, "culprit-step"), "meta");
+  if (phase_ranges_compiled()) {
+    stepclock::check(stepclock_set_meta(runfile::meta::kPhaseRanges, runfile::kPhaseRangesNvtx),
+                     "meta");
+  }
 }
 
 }  // namespace

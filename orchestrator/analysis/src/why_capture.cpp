@@ -31,20 +31,35 @@ std::string_view filter_name(const CaptureTarget& t) {
   return t.phase;
 }
 
-// `regex:'...'`: regex metacharacters escaped (a literal match), then single-quoted for the
-// shell (a quote in the name closes, escapes and reopens the quoting).
-std::string regex_argument(std::string_view name) {
-  constexpr std::string_view kMeta = "\\^$.|?*+()[]{}";
-  std::string out = "regex:'";
-  for (const char c : name) {
+// Single-quoted for a POSIX shell: a quote in the text closes, escapes and reopens the quoting.
+std::string shell_quoted(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
     if (c == '\'') {
       out += "'\\''";
-      continue;
+    } else {
+      out += c;
     }
-    if (kMeta.find(c) != std::string_view::npos) out += '\\';
-    out += c;
   }
   return out + "'";
+}
+
+// `regex:'...'`: regex metacharacters escaped (a literal match), then quoted for the shell.
+std::string regex_argument(std::string_view name) {
+  constexpr std::string_view kMeta = "\\^$.|?*+()[]{}";
+  std::string escaped;
+  for (const char c : name) {
+    if (kMeta.find(c) != std::string_view::npos) escaped += '\\';
+    escaped += c;
+  }
+  return "regex:" + shell_quoted(escaped);
+}
+
+// Whether ncu's NVTX filter can name the range as it is: '@' (domain), '/' (nesting), '[' and
+// ']' (stack ends) and '*' (any range) are its syntax, and "regex:" starts a pattern.
+bool nvtx_filterable(std::string_view range) {
+  return !range.empty() && range.find_first_of("@/[]*") == std::string_view::npos &&
+         !range.starts_with("regex:");
 }
 
 // The CSV's name: the rank and the filtered name, every character outside [A-Za-z0-9._-] an
@@ -59,16 +74,31 @@ std::string file_name(int rank, std::string_view name) {
   return out + ".csv";
 }
 
-}  // namespace
+// Every kernel the blamed instance launched inside its NVTX push/pop range ("<range>/"): the
+// range is the instance, so nothing is counted, and no kernel name is assumed (counters attached
+// from another capture may name a kernel this workload never launches).
+std::string nvtx_command(const CaptureTarget& t) {
+  return fmt::format(
+      "ncu --clock-control none --nvtx --nvtx-include {} --metrics {} --csv --page details "
+      "<rank {}'s command> > {}",
+      shell_quoted(t.nvtx_range + "/"), kMetrics, t.rank, file_name(t.rank, t.nvtx_range));
+}
 
-NextCapture next_capture(const CaptureTarget& t) {
+// The kernel (or the phase) by name, its instances before the blamed one skipped.
+std::string launch_command(const CaptureTarget& t) {
   const std::string_view name = filter_name(t);
-  NextCapture n;
-  n.ncu = fmt::format(
+  return fmt::format(
       "ncu --clock-control none --kernel-name {} --launch-skip {} --launch-count {} --metrics {} "
       "--csv --page details <rank {}'s command> > {}",
       regex_argument(name), t.launch_skip, t.launch_count, kMetrics, t.rank,
       file_name(t.rank, name));
+}
+
+}  // namespace
+
+NextCapture next_capture(const CaptureTarget& t) {
+  NextCapture n;
+  n.ncu = nvtx_filterable(t.nvtx_range) ? nvtx_command(t) : launch_command(t);
   n.telemetry = fmt::format(
       "nsys profile --gpu-metrics-devices=all --gpu-metrics-frequency=10000 -o rank{} <rank {}'s "
       "command>",

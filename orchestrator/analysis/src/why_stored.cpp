@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -15,7 +16,10 @@
 #include "culprit/analysis/stored_runs.hpp"
 #include "culprit/analysis/why_capture.hpp"
 #include "culprit/storage/evidence.hpp"
+#include "culprit/storage/records.hpp"
 #include "culprit/storage/run_data.hpp"
+#include "runfile/meta_keys.hpp"
+#include "runfile/phase_range.hpp"
 #include "why_stored_parts.hpp"
 
 namespace culprit::analysis {
@@ -86,19 +90,20 @@ struct PhaseCount {
   int before = -1;  // instances of the phase on the rank before the blamed one (step order)
   int blamed = -1;  // instances in the blamed step that match its layer and microbatch;
                     // -1: not counted (a large run, see why_of)
+  std::optional<storage::Event> first;  // the first of those, when counted
 };
 
 // Events are in (step, rank, begin) order: the instances before the first blamed one are the
 // launches to skip, the matching ones in the blamed step the launches to capture.
 PhaseCount count_phase(const storage::RunData& run, const RunCulprit& c) {
-  PhaseCount n{0, 0};
+  PhaseCount n{0, 0, std::nullopt};
   const int name = run.name_index(c.phase);
   for (const storage::Event& e : run.events) {
     if (e.rank != c.rank || static_cast<int>(e.name) != name || e.step > c.step) continue;
     const bool match = e.step == c.step && (c.layer < 0 || e.layer == c.layer) &&
                        (c.microbatch < 0 || e.microbatch == c.microbatch);
     if (match) {
-      ++n.blamed;
+      if (n.blamed++ == 0) n.first = e;
     } else if (n.blamed == 0) {
       ++n.before;
     }
@@ -106,11 +111,17 @@ PhaseCount count_phase(const storage::RunData& run, const RunCulprit& c) {
   return n;
 }
 
-void fill_capture(WhyBlock& b, const RunCulprit& c, const PhaseCount& n) {
+// `nvtx_ranges`: the run's phases ran inside NVTX ranges (run meta phase_ranges), so the capture
+// names the blamed step's first matching instance by its range.
+void fill_capture(WhyBlock& b, const RunCulprit& c, const PhaseCount& n, bool nvtx_ranges) {
   CaptureTarget t;
   t.kernel = b.verdict ? b.verdict->candidate.kernel : std::string();
   t.phase = c.phase;
   t.rank = c.rank;
+  if (nvtx_ranges && n.first) {
+    const storage::Event& e = *n.first;
+    t.nvtx_range = runfile::phase_range_name(c.phase, e.step, e.microbatch, e.layer, e.seq);
+  }
   t.launch_skip = n.before >= 0 ? std::to_string(n.before)
                                 : fmt::format("<instances of {} on rank {} before step {}>",
                                               c.phase, c.rank, c.step);
@@ -202,7 +213,9 @@ WhyBlock why_of(storage::Db& store, const Explanation& e, int ranks,
     const auto baseline = baseline_side(store, e, rows, b);
     b.verdict = why_verdict(baseline.empty() ? nullptr : &baseline, candidate, o);
   }
-  fill_capture(b, c, n);
+  fill_capture(b, c, n,
+               storage::run_meta_value(store, run, runfile::meta::kPhaseRanges) ==
+                   runfile::kPhaseRangesNvtx);
   return b;
 }
 

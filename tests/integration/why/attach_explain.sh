@@ -89,6 +89,29 @@ ideal = {f["metric"]: f for f in w["candidate"]["figures"]}["dram_bytes_over_ide
 assert ideal["denominator"] == 50331648, ideal  # timing.csv's theoretical_bytes
 print("ok: counters attached to the blamed rank, why block in explain")
 PY
+# The capture of a run that opened an NVTX range per phase instance (run meta phase_ranges, as
+# culprit-step writes it; hand-set here on a copy, since a simulated run opens no range, and
+# step.nvtx_ranges checks the ranges a real culprit-step opens): the blamed instance by its range,
+# nothing counted. The oracle names the instance from the store's events.
+cp w.db nvtx.db
+sqlite3 nvtx.db "INSERT INTO run_meta (run_id, key, value) VALUES ($cand, 'phase_ranges', 'nvtx')"
+"$bin/culprit" explain --db nvtx.db --json > nvtx.json
+python3 - "$cand" <<'PY'
+import json, sqlite3, sys
+x = json.load(open("nvtx.json"))["explanations"][0]
+c = x["culprit"]
+ids = sqlite3.connect("nvtx.db").execute(
+    "SELECT step, microbatch, layer, seq FROM run_events WHERE run_id = ? AND rank = ? AND name = ?"
+    " AND step = ? AND layer = ? AND microbatch = ? ORDER BY begin_ns LIMIT 1",
+    (int(sys.argv[1]), c["rank"], c["phase"], c["step"], c["layer"], c["microbatch"])).fetchone()
+name = "%s step %d" % (c["phase"], ids[0]) + "".join(
+    " %s %d" % (k, v) for k, v in zip(("microbatch", "layer", "seq"), ids[1:]) if v >= 0)
+assert name == "gemm.bwd.wgrad step 3 microbatch 0 layer 1", name
+n = x["next_capture"]
+assert n.startswith("ncu --clock-control none --nvtx --nvtx-include '%s/' --metrics " % name), n
+assert n.endswith("> rank3-%s.csv" % name.replace(" ", "_")) and "--launch-skip" not in n, n
+print("ok: the blamed instance's NVTX range in the next capture")
+PY
 # The text: the why block after the cause line.
 python3 - <<'PY'
 t = open("explain.txt").read().splitlines()

@@ -10,8 +10,7 @@ namespace synthetic {
 
 int timed_allreduce(const AllreduceJob& job, MPI_Comm comm) {
   spend_on_host(job.delay);
-  const stepclock_region region = stepclock_begin(
-      STEPCLOCK_COLLECTIVE, job.name, stepclock::ids(job.step, -1, -1, job.seq, job.bytes));
+  const stepclock_region region = stepclock_begin(STEPCLOCK_COLLECTIVE, job.name, job.ids);
   const int rc = MPI_Allreduce(MPI_IN_PLACE, job.data, job.count, job.type, MPI_SUM, comm);
   stepclock_end(region);
   return rc;
@@ -23,9 +22,7 @@ void allreduce_phase(const PhaseWork& work, void* data, int count, MPI_Datatype 
   const AllreduceJob job{.data = data,
                          .count = count,
                          .type = type,
-                         .bytes = p.bytes,
-                         .step = work.step,
-                         .seq = p.seq,
+                         .ids = phase_ids(work),
                          .name = work.name,
                          .delay = work.delay};
   if (p.asynchronous && comm != nullptr) {
@@ -78,7 +75,7 @@ void CommThread::loop() {
       int rank = 0;
       MPI_Comm_rank(comm_, &rank);
       std::fprintf(stderr, "culprit-step: rank %d: MPI_Allreduce of bucket %d failed at step %d\n",
-                   rank, job.seq, job.step);
+                   rank, job.ids.seq, job.ids.step);
       MPI_Abort(comm_, 5);
     }
     ++next;

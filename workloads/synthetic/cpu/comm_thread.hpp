@@ -20,9 +20,7 @@ struct AllreduceJob {
   void* data = nullptr;
   int count = 0;
   MPI_Datatype type = MPI_FLOAT;
-  std::int64_t bytes = 0;
-  int step = 0;
-  int seq = 0;
+  stepclock_ids ids{};  // the event's (phase_ids)
   std::uint16_t name = 0;
   PhaseDelay delay;  // late arrival: spent before the call
 };

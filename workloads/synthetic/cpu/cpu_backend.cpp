@@ -70,8 +70,7 @@ class CpuBackend final : public Backend, private BackendSetup {
   void compute(const PhaseWork& work) override {
     const stepmodel::Phase& p = *work.phase;
     if (p.name == stepmodel::kOptimizer && comm_) comm_->wait_all();
-    const stepclock_region region = stepclock_begin(
-        STEPCLOCK_COMPUTE, work.name, stepclock::ids(work.step, p.microbatch, p.layer));
+    const stepclock_region region = stepclock_begin(STEPCLOCK_COMPUTE, work.name, phase_ids(work));
     spend_on_host(work.delay);
     if (p.name == stepmodel::kOptimizer) {
       optimizer(p);

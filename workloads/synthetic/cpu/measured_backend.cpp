@@ -38,8 +38,7 @@ class MeasuredBackend final : public Backend {
     const stepmodel::Phase& p = *work.phase;
     sleep_for_ns(static_cast<std::int64_t>(p.gap_ns));
     if (p.waits_for_async && comm_) comm_->wait_all();
-    const stepclock_region region = stepclock_begin(
-        STEPCLOCK_COMPUTE, work.name, stepclock::ids(work.step, p.microbatch, p.layer));
+    const stepclock_region region = stepclock_begin(STEPCLOCK_COMPUTE, work.name, phase_ids(work));
     spend_on_host(work.delay);
     sleep_for_ns(static_cast<std::int64_t>(p.fixed_ns * factor_));
     stepclock_end(region);

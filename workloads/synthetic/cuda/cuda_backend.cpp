@@ -154,8 +154,7 @@ class CudaBackend final : public Backend, private BackendSetup {
       check_cuda(cudaEventRecord(comm_done_, comm_), "cudaEventRecord");
       check_cuda(cudaStreamWaitEvent(compute_, comm_done_, 0), "cudaStreamWaitEvent");
     }
-    TimedPhase& t =
-        next(work, STEPCLOCK_COMPUTE, stepclock::ids(work.step, p.microbatch, p.layer), 0);
+    TimedPhase& t = next(work, STEPCLOCK_COMPUTE, phase_ids(work), 0);
     check_cuda(cudaEventRecord(t.begin, compute_), "cudaEventRecord");
     delay_on(compute_, work.delay);
     if (p.name == stepmodel::kOptimizer) {
@@ -184,9 +183,7 @@ class CudaBackend final : public Backend, private BackendSetup {
       stream = comm_;
     }
     delay_on(stream, work.delay);  // late arrival: before the call entry
-    TimedPhase& t =
-        next(work, STEPCLOCK_COLLECTIVE, stepclock::ids(work.step, -1, -1, p.seq, p.bytes),
-             stream == comm_ ? 1 : 0);
+    TimedPhase& t = next(work, STEPCLOCK_COLLECTIVE, phase_ids(work), stream == comm_ ? 1 : 0);
     char* data = static_cast<char*>(gradients_) +
                  bucket.first_layer * layer_elems_ * static_cast<std::int64_t>(type_.size);
     const auto count =

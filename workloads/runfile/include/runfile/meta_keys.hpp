@@ -31,10 +31,11 @@ inline constexpr const char* kGemmKernelNs = "gemm_kernel_ns";
 inline constexpr const char* kGemmKernelsWithoutShapes = "gemm_kernels_without_shapes";
 inline constexpr const char* kGemmShapedNs = "gemm_shaped_ns";
 inline constexpr const char* kGemmFlops = "gemm_flops";
+inline constexpr const char* kPhaseRanges = "phase_ranges";
 
 // Every key, in meta_keys.tsv's order. (const char*: a key converts where a writer or reader
 // wants std::string, and the C API takes it as it is.)
-inline constexpr std::array<std::string_view, 22> kAll = {kFormatVersion,
+inline constexpr std::array<std::string_view, 23> kAll = {kFormatVersion,
                                                           kSource,
                                                           kBackend,
                                                           kRanks,
@@ -55,7 +56,8 @@ inline constexpr std::array<std::string_view, 22> kAll = {kFormatVersion,
                                                           kGemmKernelNs,
                                                           kGemmKernelsWithoutShapes,
                                                           kGemmShapedNs,
-                                                          kGemmFlops};
+                                                          kGemmFlops,
+                                                          kPhaseRanges};
 
 // meta_keys.tsv as embedded at build time (comment lines start with '#').
 std::string_view keys_table();
