@@ -80,20 +80,22 @@ if ! command -v ncu >/dev/null; then
 else
   sed -e "s/\"ranks\": $NP/\"ranks\": 1/" -e 's/"rank": [0-9]*/"rank": 0/' "$WORK/fp32-gemm.json" \
     > "$WORK/ncu.json"
-  launches() { # the phase instance's range; prints how many kernels ncu profiled inside it
-    timeout 300 ncu --clock-control none --nvtx --nvtx-include "$1/" \
-      --metrics gpu__time_duration.sum --csv --page details --log-file "$WORK/ncu.csv" \
-      "$BIN/culprit-step" --config "$WORK/ncu.json" --out "$WORK/ncu-$2.db" > "$WORK/ncu.log" 2>&1 ||
-      fail "ncu: $(tail -5 "$WORK/ncu.log")"
-    python3 -c 'import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if r and r[0].isdigit()]
-print(len({r[0] for r in rows}))' "$WORK/ncu.csv"
+  capture() { # RANGE NAME: ncu on one phase instance's range, as `culprit explain` prints it
+    mpirun "${FLAGS[@]}" -np 1 timeout 300 ncu --clock-control none --nvtx --nvtx-include "$1/" \
+      --metrics gpu__time_duration.sum --csv --page details --log-file "$WORK/ncu-$2.csv" \
+      "$BIN/culprit-step" --config "$WORK/ncu.json" --out "$WORK/ncu-$2.db" \
+      > "$WORK/ncu-$2.log" 2>&1 || fail "ncu ($2): $(tail -5 "$WORK/ncu-$2.log")"
   }
-  if grep -q ERR_NVGPUCTRPERM <(ncu --query-metrics 2>&1 || true); then
+  kernels() { # NAME: the kernels ncu profiled (distinct IDs of the details page)
+    python3 -c 'import csv, sys
+print(len({r[0] for r in csv.reader(open(sys.argv[1])) if r and r[0].isdigit()}))' "$WORK/ncu-$1.csv"
+  }
+  capture "gemm.fwd step 2 microbatch 0 layer 1" delayed
+  if grep -qs ERR_NVGPUCTRPERM "$WORK/ncu-delayed.log" "$WORK/ncu-delayed.csv"; then
     echo "skip: the NVTX capture (ncu may not read the GPU's counters here: ERR_NVGPUCTRPERM)"
   else
-    delayed=$(launches "gemm.fwd step 2 microbatch 0 layer 1" delayed)
-    plain=$(launches "gemm.fwd step 1 microbatch 0 layer 1" plain)
+    capture "gemm.fwd step 1 microbatch 0 layer 1" plain
+    delayed=$(kernels delayed) plain=$(kernels plain)
     ((plain >= 1 && delayed > plain)) ||
       fail "ncu --nvtx-include: $delayed kernels in the delayed instance, $plain in the plain one"
     echo "ok: ncu on one phase instance's NVTX range ($delayed kernels delayed, $plain plain)"
