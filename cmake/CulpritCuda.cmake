@@ -40,5 +40,5 @@ if(CULPRIT_WITH_CUDA)
     message(STATUS "culprit: CUDA toolkit not found: cuda backend off")
   endif()
 endif()
-message(STATUS 
+message(STATUS
   "culprit: cuda backend ${CULPRIT_HAVE_CUDA}, nccl ${CULPRIT_HAVE_NCCL}, nvtx ${CULPRIT_HAVE_NVTX}")

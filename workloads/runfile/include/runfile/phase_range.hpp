@@ -10,12 +10,14 @@
 
 namespace runfile {
 
-// The value of run meta phase_ranges when every phase instance ran inside such a range.
+// The value of run meta phase_ranges: culprit-step opens such a range around every phase
+// instance whenever an NVTX tool (ncu, nsys) is attached.
 inline constexpr const char* kPhaseRangesNvtx = "nvtx";
 
 // "<phase> step S[ microbatch M][ layer L][ seq Q]": the identifiers of the instance's event, those
 // that are -1 left out (a compute phase has a microbatch and a layer, an all-reduce its bucket's
-// seq). Unique per rank and step, so an ncu filter on it selects exactly one instance.
+// seq). The step is in it, so on one rank of the built-in schedule it names exactly one instance
+// (a measured schedule may repeat a name within a step: the filter then takes each).
 std::string phase_range_name(std::string_view phase, std::int32_t step, std::int32_t microbatch,
                              std::int32_t layer, std::int32_t seq);
 
