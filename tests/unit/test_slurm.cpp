@@ -3,14 +3,15 @@
 #include <cstdlib>
 #include <string>
 
+#include "culprit/common/text.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/launch/process.hpp"
 #include "culprit/report/sweep_report.hpp"
 #include "culprit/slurm/client.hpp"
 #include "culprit/slurm/sweep.hpp"
 
+using culprit::shell_quote;
 using culprit::slurm::parse_scontrol_records;
-using culprit::slurm::shell_quote;
 
 TEST_CASE("scontrol records: Key=Value words, records split by blank lines") {
   const auto records = parse_scontrol_records(R"(JobId=7 ArrayJobId=5 ArrayTaskId=2 JobName=x

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "culprit/common/kernels.hpp"
+#include "culprit/common/text.hpp"
 
 namespace culprit::analysis {
 namespace {
@@ -31,19 +32,6 @@ std::string_view filter_name(const CaptureTarget& t) {
   return t.phase;
 }
 
-// Single-quoted for a POSIX shell: a quote in the text closes, escapes and reopens the quoting.
-std::string shell_quoted(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 // `regex:'...'`: regex metacharacters escaped (a literal match), then quoted for the shell.
 std::string regex_argument(std::string_view name) {
   constexpr std::string_view kMeta = "\\^$.|?*+()[]{}";
@@ -52,7 +40,7 @@ std::string regex_argument(std::string_view name) {
     if (kMeta.find(c) != std::string_view::npos) escaped += '\\';
     escaped += c;
   }
-  return "regex:" + shell_quoted(escaped);
+  return "regex:" + shell_quote(escaped);
 }
 
 // Whether ncu's NVTX filter can name the range as it is: '@' (domain), '/' (nesting), '[' and
@@ -81,7 +69,7 @@ std::string nvtx_command(const CaptureTarget& t) {
   return fmt::format(
       "ncu --clock-control none --nvtx --nvtx-include {} --metrics {} --csv --page details "
       "<rank {}'s command> > {}",
-      shell_quoted(t.nvtx_range + "/"), kMetrics, t.rank, file_name(t.rank, t.nvtx_range));
+      shell_quote(t.nvtx_range + "/"), kMetrics, t.rank, file_name(t.rank, t.nvtx_range));
 }
 
 // The kernel (or the phase) by name, its instances before the blamed one skipped.

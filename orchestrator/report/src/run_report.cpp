@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "culprit/common/text.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "culprit/report/terminal_text.hpp"
-#include "culprit/slurm/sweep.hpp"
 
 namespace culprit::report {
 
@@ -124,7 +124,7 @@ std::string shell_word(const std::string& word) {
   const bool safe = !word.empty() && word.find_first_not_of(
                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                          "0123456789_./:=@%+-,") == std::string::npos;
-  return safe ? word : slurm::shell_quote(word);
+  return safe ? word : shell_quote(word);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "culprit/common/text.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/store.hpp"
@@ -192,18 +193,6 @@ bool settled(const std::string& state) {
 }
 
 }  // namespace
-
-std::string shell_quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 std::string Submission::shard_db(int shard) const {
   return (fs::path(dir) / ("shard-" + std::to_string(shard) + ".db")).string();

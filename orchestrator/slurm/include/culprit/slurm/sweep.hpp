@@ -96,7 +96,4 @@ SweepStatus wait_sweep(const manifest::Plan& plan, const Submission& submission,
                        const std::function<void(const SweepStatus&)>& on_poll,
                        double interval_s = 1.0);
 
-// A word for the shell: the text in single quotes, each ' written as '\''.
-std::string shell_quote(const std::string& word);
-
 }  // namespace culprit::slurm
