@@ -112,6 +112,10 @@ TEST_CASE("real: without the shape's FLOPs compute_underuse is undecided, never 
   CHECK(find(v, "hbm_traffic").status == WhyStatus::kRefuted);
   CHECK(figure(v.candidate, "flop_rate").note == "n/a: no FLOP count");
   CHECK_FALSE(figure(v.candidate, "flop_rate").value);
+  // The figure still says what it is made of: the missing count by name, not an empty operand.
+  CHECK(figure(v.candidate, "flop_rate").source == "FLOPs / duration");
+  CHECK(figure(v.candidate, "arithmetic_intensity").source ==
+        "FLOPs / (dram__bytes_op_read.sum + dram__bytes_op_write.sum)");
 }
 
 TEST_CASE("real: saxpy alone sits at the memory roof") {
@@ -142,6 +146,7 @@ TEST_CASE("real: the CUTLASS fp8 GEMM alone: the roof names the counts it lacks"
   CHECK(figure(v.candidate, "dram_bytes").note ==
         "n/a: no DRAM byte count (collect dram__bytes_read.sum and dram__bytes_write.sum)");
   CHECK_FALSE(figure(v.candidate, "dram_bandwidth_pct_of_peak").value);
+  CHECK(figure(v.candidate, "dram_bytes").source == "DRAM bytes");
   o.flops = 2.0 * 2208 * 2048 * 5608;
   v = why_of_exports("", log, o);
   CHECK(v.candidate.roof == "below the roofs");

@@ -64,6 +64,11 @@ SideNumbers side_numbers(const KernelCounters& k, const WhyOptions& o) {
   }
   if (!n.flops) n.flops_note = o.no_flops_note;
   if (!n.bytes) n.bytes_note = kNoBytesNote;
+  // A count the export lacks still names what the figure is made of ("FLOPs / duration", not
+  // " / duration"); the figure's note says why it is n/a.
+  if (n.duration_source.empty()) n.duration_source = "duration";
+  if (n.bytes_source.empty()) n.bytes_source = "DRAM bytes";
+  if (n.flops_source.empty()) n.flops_source = "FLOPs";
   n.sm_active_cycles = mean(k, &KernelFigures::sm_active_cycles).first;
   n.elapsed_cycles = mean(k, &KernelFigures::elapsed_cycles).first;
   n.sm_active_pct = pct(n.sm_active_cycles, n.elapsed_cycles);
