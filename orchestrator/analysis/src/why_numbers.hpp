@@ -15,8 +15,9 @@ struct SideNumbers {
   Maybe sm_active_pct, sm_active_cycles, elapsed_cycles, occupancy_pct, tensor_pct, clock_hz;
   Maybe sm_throughput_pct, memory_pct, waves;
   std::string duration_source, bytes_source, flops_source;
-  std::string flops_note;  // why there is no FLOP count
-  std::string bytes_note;  // why there is no DRAM byte count
+  std::string flops_note;     // why there is no FLOP count
+  std::string bytes_note;     // why there is no DRAM byte count
+  std::string duration_note;  // why there is no duration
   double launches = 0;
 };
 
