@@ -252,6 +252,22 @@ TEST_CASE("hand-written telemetry: a rank 30 % below its peers is throttled; equ
   CHECK(find(why_verdict(&b, c, o), "clock_throttling").status == WhyStatus::kRefuted);
 }
 
+TEST_CASE("real: a --kernel pattern that matches nothing names the file and its kernels") {
+  WhyOptions o = roofline_options();
+  o.kernel = "gemm_tiled";
+  const std::string naive = kDir + "ncu/gemm_naive.csv";
+  CHECK_THROWS_WITH_AS(
+      why_of_exports(naive, kDir + "ncu/gemm_tiled.csv", o),
+      ("no kernel of the baseline export " + naive +
+       " matches --kernel 'gemm_tiled' (a regex searched for in each kernel name): its kernels "
+       "are 'unnamed>::gemm_naive_kernel(const float *, const float *, float *, int, int, "
+       "int)'; pass a part of one of those names")
+          .c_str(),
+      culprit::UsageError);
+  o.kernel = "gemm_naive";
+  CHECK(why_of_exports("", naive, o).kernel.find("gemm_naive_kernel") != std::string::npos);
+}
+
 TEST_CASE("the device table and its refusals") {
   const WhyPeaks h100 = device_peaks("H100", "bf16");
   CHECK(h100.flops_per_s == doctest::Approx(989.4e12));

@@ -2,6 +2,8 @@
 #include <map>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "culprit/analysis/why.hpp"
 #include "culprit/errors.hpp"
 #include "why_numbers.hpp"
@@ -37,6 +39,22 @@ std::regex kernel_pattern(const std::string& pattern) {
   }
 }
 
+// What a pattern that matches no kernel is told: the file, and the names it could match.
+UsageError no_match(const std::vector<KernelCounters>& all, const std::string& pattern,
+                    const char* side) {
+  constexpr std::size_t kShown = 5;
+  std::string names;
+  for (std::size_t i = 0; i < all.size() && i < kShown; ++i) {
+    names += (i == 0 ? "'" : ", '") + all[i].kernel + "'";
+  }
+  if (all.size() > kShown) names += fmt::format(" and {} more", all.size() - kShown);
+  const std::string file = all.empty() ? std::string() : " " + all.front().file;
+  return UsageError(fmt::format(
+      "no kernel of the {} export{} matches --kernel '{}' (a regex searched for in each "
+      "kernel name): its kernels are {}; pass a part of one of those names",
+      side, file, pattern, names));
+}
+
 std::vector<const KernelCounters*> chosen(const std::vector<KernelCounters>& all,
                                           const std::string& pattern, const char* side) {
   std::vector<const KernelCounters*> out;
@@ -44,10 +62,7 @@ std::vector<const KernelCounters*> chosen(const std::vector<KernelCounters>& all
   for (const KernelCounters& k : all) {
     if (std::regex_search(k.kernel, re)) out.push_back(&k);
   }
-  if (out.empty()) {
-    throw UsageError(std::string("no kernel of the ") + side + " export matches --kernel " +
-                     pattern);
-  }
+  if (out.empty()) throw no_match(all, pattern, side);
   return out;
 }
 
