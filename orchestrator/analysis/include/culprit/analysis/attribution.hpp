@@ -58,7 +58,9 @@ struct RunCulprit {
   int steady_steps = 0;
   // Non-empty when the rank's cost is explained by waiting for a CPU (its threads runnable but
   // not running, from its sched.* provenance, beyond its peers'): another process shared its
-  // core. The divergence is then the environment's, not the code's; the text says what to do.
+  // core; or, for a culprit pooled over layers, when the rank diverged now and then in every
+  // phase alike (sporadic slowness of the machine its CPU waits do not show). The divergence is
+  // then the environment's, not the code's; the text says what to do.
   std::string environment;
   bool is_code() const { return found && environment.empty(); }
 };
