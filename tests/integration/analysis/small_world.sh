@@ -13,7 +13,7 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 # tests must pass on). The manifest binds each rank to a core, so the rank on core 0 shares it
 # with the hog: a control may then show it slower, and must label it the environment (its
 # thread waited for a CPU in the steps it was blamed for, or the rank was slow now and then in
-# every phase: the other rank's core takes every other process), never blame the code.
+# every phase), never blame the code.
 # CULPRIT_BUSY_CORE=2 (by hand, not in CTest): besides, a process busy half the time (4 ms on,
 # 4 ms off) shares core 1, so each rank is parked behind another process in turn while its peer
 # spins in the all-reduce (the spinning peer's wait for a CPU delays nobody and must not cancel
