@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/build_run.hpp"
 #include "run_parts.hpp"
@@ -212,6 +213,18 @@ void add_gemm(GemmTotals& total, const GemmTotals& g) {
   total.flops += g.flops;
 }
 
+// Two captures never share their steps' nanosecond timestamps; one capture imported again,
+// from other file names or another compression, gives the same text and so the same digest.
+std::string steps_digest(const runfile::RunFileContents& c) {
+  std::string steps;
+  for (const runfile::EventRecord& e : c.events) {
+    if (e.kind != runfile::EventKind::kStep) continue;
+    steps += std::to_string(e.rank) + ' ' + std::to_string(e.step) + ' ' +
+             std::to_string(e.begin_ns) + ' ' + std::to_string(e.end_ns) + '\n';
+  }
+  return sha256_hex(steps);
+}
+
 // The measured steps (from `warmup_until` on) among the common ones; none is refused.
 int steady_steps(const std::set<int>& common, int warmup_until, const BuildOptions& o) {
   int steady = 0;
@@ -281,6 +294,8 @@ ImportedRun build_run(std::vector<RankTrace> traces, const BuildOptions& o) {
   c.meta = import_meta(s, facts);
   c.provenance.push_back({-1, "import_warnings", std::to_string(s.warnings.size())});
   c.provenance.push_back({-1, "rank_rule", s.rank_rule});
+  s.steps_digest = steps_digest(c);
+  c.provenance.push_back({-1, kStepsDigestKey, s.steps_digest});
   c.config_json = import_echo(o, s, facts);
   return out;
 }

@@ -1,6 +1,7 @@
 #include "culprit/launch/import_run.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "culprit/common/json.hpp"
@@ -47,6 +48,23 @@ void remove_created_store(const std::string& db_path) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_path + suffix, ec);
 }
 
+// One capture stored twice in an experiment would be two samples of one measurement: compare's
+// interval would narrow on a repetition that measured nothing new.
+void refuse_second_copy(storage::Db& store, std::int64_t experiment_id,
+                        const ImportedRunRecord& r) {
+  if (r.steps_digest.empty()) return;
+  const std::optional<storage::RunSummary> same = storage::find_ok_run_by_job_provenance(
+      store, experiment_id, importers::kStepsDigestKey, r.steps_digest);
+  if (!same) return;
+  throw UsageError("these traces are the capture already stored as run " +
+                   std::to_string(same->id) + " (experiment '" + same->experiment +
+                   "', configuration '" + same->config + "', repetition " +
+                   std::to_string(same->repetition) +
+                   "): the same steps to the nanosecond on every rank. Stored again it would "
+                   "count as a second sample of one measurement; import another capture, or "
+                   "this one under another --experiment");
+}
+
 }  // namespace
 
 StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) {
@@ -57,6 +75,7 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
     storage::Transaction tx(store);
     if (auto existing = storage::find_experiment(store, r.experiment)) {
       result.experiment_id = existing->id;
+      refuse_second_copy(store, result.experiment_id, r);
     } else {
       storage::ExperimentRecord e;
       e.name = r.experiment;
@@ -127,6 +146,7 @@ StoredImport store_run(storage::Db& store, const importers::ImportedRun& run,
   record.backend = run.summary.backend;
   record.ranks = run.summary.ranks;
   record.command_json = Json(Json::Array(command.begin(), command.end())).dump();
+  record.steps_digest = run.summary.steps_digest;
   return store_imported_run(store, record);
 }
 

@@ -16,6 +16,7 @@ MODE partial: ranks 0 and 2 of the 4-rank torch-ddp straggler case (the culprit 
 MODE bad:     truncated, corrupt and mislabelled files exit 2 naming the file, store nothing.
 """
 import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -405,6 +406,29 @@ def mode_bad():
     shutil.copy(os.path.join(src, "legacy", "rank1.json"), os.path.join(d, "rank0_copy_rank0.json"))
     expect_refused("two files of one rank", [os.path.join(d, "rank0.json"), os.path.join(d, "rank0_copy_rank0.json")],
                    needle="both rank 0")
+    # one capture imported again, from other names with one file gzipped and under another
+    # label: the same steps to the nanosecond, so refused naming the run that holds it
+    d = os.path.join(bad, "again")
+    os.makedirs(d)
+    again = [os.path.join(d, "r0.json"), os.path.join(d, "r1.json.gz")]
+    shutil.copy(os.path.join(src, "kineto", "rank0.json"), again[0])
+    with open(os.path.join(src, "kineto", "rank1.json"), "rb") as f, gzip.open(again[1], "wb") as g:
+        g.write(f.read())
+    con = sqlite3.connect(db)
+    first_id, = con.execute("select id from runs").fetchone()
+    # the digest as docs/importers.md defines it, computed here over the stored step events
+    lines = "".join(f"{r} {s} {b} {e}\n" for r, s, b, e in con.execute(
+        "select rank, step, begin_ns, end_ns from run_events where run_id = ? and kind = 'step' "
+        "order by step, rank, begin_ns", (first_id,)))
+    stored, = con.execute("select value from provenance where run_id = ? and rank = -1 and "
+                          "key = 'steps_digest'", (first_id,)).fetchone() or ("",)
+    con.close()
+    check(stored == hashlib.sha256(lines.encode()).hexdigest() and lines.count("\n") == 16,
+          f"bad/steps_digest is the SHA-256 of the {lines.count(chr(10))} step events ({stored})")
+    p = expect_refused("one capture imported again", again, ["--label", "candidate"],
+                       needle=f"already stored as run {first_id} (experiment 'import', "
+                              "configuration 'imported', repetition 0)")
+    check("another --experiment" in p.stderr, "bad/one capture imported again: says what to do")
     # collectives that do not match: rank 1 of another run with fewer steps' worth of calls
     d = os.path.join(bad, "mixed")
     os.makedirs(d)
@@ -478,6 +502,10 @@ def mode_bad():
     p = run(["attribute", run_id, "--db", edb, "--json"])
     check(p.returncode == 0 and "layer2\\u001b[2J\\r" in p.stdout,
           "escapes: attribute --json keeps the label as written (JSON-escaped)")
+    # the same capture in another experiment of the store is another comparison's sample
+    p = run(["import"] + again + ["--db", db, "--experiment", "again"])
+    check(p.returncode == 0 and stored_runs(db) > before,
+          f"bad/one capture in another experiment: imports ({p.returncode}: {p.stderr.strip()[:200]})")
     missing = os.path.join(WORK, "missing.db")
     if os.path.exists(missing):
         os.remove(missing)

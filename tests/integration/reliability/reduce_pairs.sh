@@ -2,14 +2,18 @@
 # Issue 38, items 2 and 13: `culprit reduce` refuses a pair it cannot compare, saying why, and
 # writes no manifest: one run given twice (it "reproduced" a +0.00 ms change by injecting the
 # run's own straggler), runs of two experiments, a run that is not ok (exit 1, "internal error",
-# before). The runs are a real trace pair (tests/data/importers/ddp-last-work-cut) imported three
-# times; the failed run is a hand-edited status.
+# before). The runs are a real trace pair (tests/data/importers/ddp-last-work-cut) imported into
+# two experiments, and its rank 0 alone (--partial: one capture is refused twice in one
+# experiment) into the first again; the failed run is a hand-edited status.
 source "$(dirname "$0")/common.sh"
 TRACES="$DATA/importers/ddp-last-work-cut/traces"
-for e in a b a; do
-  "$CULPRIT" import "$TRACES" --db s.db --experiment "$e" --label "l$RANDOM" >/dev/null 2>&1 ||
-    fail "import into experiment $e failed"
-done
+import() {  # EXPERIMENT LABEL PATH... [--partial]
+  "$CULPRIT" import "${@:3}" --db s.db --experiment "$1" --label "$2" >/dev/null 2>&1 ||
+    fail "import into experiment $1 failed"
+}
+import a l1 "$TRACES"
+import b l2 "$TRACES"
+import a l3 "$TRACES/rank0.json.gz" --partial
 expect_rc "the same run twice" 2 "$CULPRIT" reduce --db s.db 1 1 -o r.toml
 expect_log "the reason is given" "run 1 is both the baseline and the candidate"
 expect_rc "runs of two experiments" 2 "$CULPRIT" reduce --db s.db 1 2 -o r.toml

@@ -22,6 +22,7 @@ struct ImportedRunRecord {
   std::string backend;
   int ranks = 1;
   std::string command_json = "[]";  // the `culprit import` argv
+  std::string steps_digest;         // the capture's identity (ImportSummary); "" checks nothing
 };
 
 struct StoredImport {
@@ -36,7 +37,8 @@ struct StoredImport {
 // The experiment is created when absent; the configuration `label` too (it is the baseline
 // when labelled "baseline" or when it is the experiment's first); each import of one label is
 // a new repetition. Throws culprit::UsageError when `label` names a configuration of a
-// manifest experiment.
+// manifest experiment, or when an `ok` run of the experiment has the same `steps_digest` (one
+// capture stored twice would count as two samples).
 StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& record);
 
 struct ImportOutcome {
