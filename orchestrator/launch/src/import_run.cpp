@@ -65,6 +65,20 @@ void refuse_second_copy(storage::Db& store, std::int64_t experiment_id,
                    "this one under another --experiment");
 }
 
+// The runs of a configuration are repetitions of one job: traces of another rank count or
+// communication backend under its label would pool two jobs' step times as one sample.
+void refuse_other_job(const storage::ConfigurationRecord& c, const ImportedRunRecord& r) {
+  if (c.ranks == r.ranks && c.backend == r.backend) return;
+  const auto job = [](int ranks, const std::string& backend) {
+    return std::to_string(ranks) + " rank(s) over " + backend;
+  };
+  throw UsageError("configuration '" + r.label + "' of experiment '" + r.experiment +
+                   "' holds runs of " + job(c.ranks, c.backend) + "; these traces are " +
+                   job(r.ranks, r.backend) +
+                   ": the runs of one configuration are repetitions of one job setup. Import them "
+                   "under another --label (compare then sets the two side by side)");
+}
+
 }  // namespace
 
 StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) {
@@ -92,6 +106,7 @@ StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) 
         throw UsageError("experiment '" + r.experiment + "' already has a configuration '" +
                          r.label + "' that was not imported: pick another --label or --experiment");
       }
+      if (other.label == r.label) refuse_other_job(other, r);
       has_baseline = has_baseline || other.is_baseline;
     }
     const bool first = existing.empty();

@@ -429,6 +429,12 @@ def mode_bad():
                        needle=f"already stored as run {first_id} (experiment 'import', "
                               "configuration 'imported', repetition 0)")
     check("another --experiment" in p.stderr, "bad/one capture imported again: says what to do")
+    # another job setup under the label: the 4-rank job as a repetition of the 2-rank one
+    p = expect_refused("a 4-rank job under a 2-rank label",
+                       [os.path.join(TRACES, "torch-ddp", "ddp4-matmul-layer1", "kineto")],
+                       needle="configuration 'imported' of experiment 'import' holds runs of 2 "
+                              "rank(s) over gloo; these traces are 4 rank(s) over gloo")
+    check("another --label" in p.stderr, "bad/a 4-rank job under a 2-rank label: says what to do")
     # collectives that do not match: rank 1 of another run with fewer steps' worth of calls
     d = os.path.join(bad, "mixed")
     os.makedirs(d)
