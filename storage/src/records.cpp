@@ -111,6 +111,13 @@ std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
   return store.last_insert_id();
 }
 
+void make_baseline(Db& store, std::int64_t experiment_id, std::int64_t config_id) {
+  Statement update(store,
+                   "UPDATE configurations SET is_baseline = (id = ?2) WHERE experiment_id = ?1");
+  update.bind(1, experiment_id).bind(2, config_id);
+  update.run();
+}
+
 const char* const kConfigurationColumns =
     "id, label, factor, level_json, is_baseline, version, backend, ranks, command_json, "
     "env_json, resolved_json, config_hash, superseded";

@@ -79,56 +79,80 @@ void refuse_other_job(const storage::ConfigurationRecord& c, const ImportedRunRe
                    "under another --label (compare then sets the two side by side)");
 }
 
+std::int64_t ensure_import_experiment(storage::Db& store, const ImportedRunRecord& r) {
+  if (auto existing = storage::find_experiment(store, r.experiment)) {
+    refuse_second_copy(store, existing->id, r);
+    return existing->id;
+  }
+  storage::ExperimentRecord e;
+  e.name = r.experiment;
+  e.manifest_path = "(culprit import)";
+  e.manifest_text = "";
+  e.manifest_hash = kImportManifestHash;
+  return storage::insert_experiment(store, e);
+}
+
+struct ImportConfiguration {
+  std::int64_t id = 0;
+  bool baseline = false;
+  std::string baseline_was;  // the baseline this import's label took over from ("": none)
+};
+
+// The configuration of the record's label, created when absent. The documented rule: the one
+// labelled "baseline" is the experiment's baseline, else its first; a "baseline" imported after
+// another label takes the baseline over from it.
+ImportConfiguration ensure_import_configuration(storage::Db& store, std::int64_t experiment_id,
+                                                const ImportedRunRecord& r) {
+  const std::string config_hash = sha256_hex("culprit import:" + r.label);
+  const std::vector<storage::ConfigurationRecord> existing =
+      storage::list_configurations(store, experiment_id);
+  ImportConfiguration out;
+  for (const storage::ConfigurationRecord& other : existing) {
+    if (other.label == r.label && other.config_hash != config_hash) {
+      throw UsageError("experiment '" + r.experiment + "' already has a configuration '" + r.label +
+                       "' that was not imported: pick another --label or --experiment");
+    }
+    if (other.label == r.label) refuse_other_job(other, r);
+    if (other.is_baseline && other.label != r.label && r.label == "baseline") {
+      out.baseline_was = other.label;
+    }
+  }
+  storage::ConfigurationRecord c;
+  c.label = r.label;
+  c.factor = "import";
+  c.level_json = Json(r.label).dump();
+  c.is_baseline = r.label == "baseline" || existing.empty();
+  c.version = r.label;
+  c.backend = r.backend;
+  c.ranks = r.ranks;
+  c.command_json = r.command_json;
+  c.resolved_json = r.resolved_json;
+  c.config_hash = config_hash;
+  out.id = storage::ensure_configuration(store, experiment_id, c);
+  out.baseline = c.is_baseline;
+  for (const storage::ConfigurationRecord& other : existing) {
+    if (other.id == out.id) out.baseline = other.is_baseline;
+  }
+  if (!out.baseline_was.empty()) {
+    storage::make_baseline(store, experiment_id, out.id);
+    out.baseline = true;
+  }
+  return out;
+}
+
 }  // namespace
 
 StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& r) {
   StoredImport result;
-  const std::string config_hash = sha256_hex("culprit import:" + r.label);
-  std::int64_t config_id = 0;
   {
     storage::Transaction tx(store);
-    if (auto existing = storage::find_experiment(store, r.experiment)) {
-      result.experiment_id = existing->id;
-      refuse_second_copy(store, result.experiment_id, r);
-    } else {
-      storage::ExperimentRecord e;
-      e.name = r.experiment;
-      e.manifest_path = "(culprit import)";
-      e.manifest_text = "";
-      e.manifest_hash = kImportManifestHash;
-      result.experiment_id = storage::insert_experiment(store, e);
-    }
-    const std::vector<storage::ConfigurationRecord> existing =
-        storage::list_configurations(store, result.experiment_id);
-    bool has_baseline = false;
-    for (const storage::ConfigurationRecord& other : existing) {
-      if (other.label == r.label && other.config_hash != config_hash) {
-        throw UsageError("experiment '" + r.experiment + "' already has a configuration '" +
-                         r.label + "' that was not imported: pick another --label or --experiment");
-      }
-      if (other.label == r.label) refuse_other_job(other, r);
-      has_baseline = has_baseline || other.is_baseline;
-    }
-    const bool first = existing.empty();
-    storage::ConfigurationRecord c;
-    c.label = r.label;
-    c.factor = "import";
-    c.level_json = Json(r.label).dump();
-    c.is_baseline = r.label == "baseline" ? !has_baseline || first : first;
-    c.version = r.label;
-    c.backend = r.backend;
-    c.ranks = r.ranks;
-    c.command_json = r.command_json;
-    c.resolved_json = r.resolved_json;
-    c.config_hash = config_hash;
-    config_id = storage::ensure_configuration(store, result.experiment_id, c);
-    result.baseline = c.is_baseline;
-    for (const storage::ConfigurationRecord& other : existing) {
-      if (other.id == config_id) result.baseline = other.is_baseline;
-    }
-    result.repetition = storage::max_repetition(store, config_id) + 1;
+    result.experiment_id = ensure_import_experiment(store, r);
+    const ImportConfiguration config = ensure_import_configuration(store, result.experiment_id, r);
+    result.baseline = config.baseline;
+    result.baseline_was = config.baseline_was;
+    result.repetition = storage::max_repetition(store, config.id) + 1;
     const int position = storage::max_position(store, result.experiment_id) + 1;
-    result.run_id = storage::ensure_run(store, result.experiment_id, {config_id, result.repetition},
+    result.run_id = storage::ensure_run(store, result.experiment_id, {config.id, result.repetition},
                                         position, 0, "")
                         .id;
     storage::RunStart start;
@@ -189,6 +213,13 @@ ImportOutcome import_into_store(const std::string& db_path, const std::vector<st
   try {
     stop_if_interrupted("before storing the run");
     outcome.stored = store_run(*store, run, options, command);
+    if (!outcome.stored.baseline_was.empty()) {
+      outcome.summary.warnings.push_back(
+          "experiment '" + options.experiment + "' now has 'baseline' as its baseline, not '" +
+          outcome.stored.baseline_was +
+          "' (the baseline only as its first import): compare, explain and report judge "
+          "against 'baseline'");
+    }
   } catch (...) {
     if (empty) {
       store.reset();

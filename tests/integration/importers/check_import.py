@@ -135,6 +135,21 @@ def mode_compare():
     r = run(["runs", "--db", db, "--json"])
     check(r.returncode == 0 and all(x["status"] == "ok" for x in json.loads(r.stdout)),
           "runs lists the imported runs as ok")
+    # the candidate imported first: the configuration labelled baseline still becomes the
+    # baseline (docs/cli.md), and the import says it took the baseline over
+    b = run(["import", os.path.join(base, "ddp2-sleep-layer2", "legacy"), "--db", db,
+             "--experiment", "ba", "--label", "candidate"])
+    a = run(["import", os.path.join(base, "ddp2-control", "kineto"), "--db", db,
+             "--experiment", "ba", "--label", "baseline", "--json"])
+    check(a.returncode == 0 and b.returncode == 0, "candidate first, then baseline, import")
+    said = json.loads(a.stdout) if a.returncode == 0 else {"baseline": False, "warnings": []}
+    check(said["baseline"] is True and any("now has 'baseline' as its baseline, not 'candidate'" in w
+                                           for w in said["warnings"]),
+          f"the run labelled baseline is the baseline, said so: {said['warnings']}")
+    c = run(["compare", "--db", db, "--experiment", "ba", "--json"])
+    sides = [(x["baseline"]["label"], x["candidate"]["label"])
+             for x in json.loads(c.stdout)["comparisons"]] if c.stdout else []
+    check(sides == [("baseline", "candidate")], f"compare judges candidate against baseline: {sides}")
 
 
 def hta_counts(path):

@@ -64,6 +64,9 @@ struct ConfigurationRecord {
 std::int64_t ensure_configuration(Db& store, std::int64_t experiment_id,
                                   const ConfigurationRecord& config);
 
+// Makes `config_id` the experiment's one baseline configuration.
+void make_baseline(Db& store, std::int64_t experiment_id, std::int64_t config_id);
+
 // The configurations columns in the order read_configuration expects (merge reads them from an
 // attached store with the same list).
 extern const char* const kConfigurationColumns;

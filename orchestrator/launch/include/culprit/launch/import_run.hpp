@@ -29,6 +29,8 @@ struct StoredImport {
   std::int64_t run_id = 0;
   std::int64_t experiment_id = 0;
   bool baseline = false;  // the configuration is the experiment's baseline
+  // The label whose baseline an import labelled "baseline" took over ("": none).
+  std::string baseline_was;
   int repetition = 0;
   std::optional<double> median_ms;
   std::string error;  // non-empty: the run was stored as failed
