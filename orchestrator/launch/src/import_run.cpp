@@ -81,6 +81,14 @@ void refuse_other_job(const storage::ConfigurationRecord& c, const ImportedRunRe
 
 std::int64_t ensure_import_experiment(storage::Db& store, const ImportedRunRecord& r) {
   if (auto existing = storage::find_experiment(store, r.experiment)) {
+    // An imported configuration among a sweep's would make every compare of the sweep refuse
+    // (the environments differ beyond the varied factor), and no run can be taken out again.
+    if (existing->manifest_hash != kImportManifestHash) {
+      throw UsageError("experiment '" + r.experiment + "' was run from the manifest " +
+                       existing->manifest_path +
+                       "; imported traces go in an experiment of their own: pick another "
+                       "--experiment");
+    }
     refuse_second_copy(store, existing->id, r);
     return existing->id;
   }

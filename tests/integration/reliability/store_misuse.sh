@@ -59,6 +59,16 @@ expect_log "import names the run file" "$RUN_FILE: a culprit run file .*, not a 
 expect_rc "import of a store" 2 "$CULPRIT" import s.db --db imported.db
 expect_log "import names the store" "s.db: a culprit store, not a profiler trace: read it with --db"
 [[ ! -e imported.db ]] || fail "a refused import created imported.db"
+# Traces imported into a sweep's experiment: refused (every compare of the sweep would refuse
+# from then on, the environments differing beyond the varied factor), nothing stored.
+EXPERIMENT=$(q s.db "SELECT name FROM experiments")
+ROWS="SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM configurations)"
+BEFORE=$(q s.db "$ROWS")
+expect_rc "import into a sweep's experiment" 2 "$CULPRIT" import \
+  "$DATA/importers/ddp-last-work-cut/traces" --db s.db --experiment "$EXPERIMENT"
+expect_log "the manifest is named" \
+  "experiment '$EXPERIMENT' was run from the manifest .*small.toml; imported traces go in an experiment of their own"
+expect_eq "runs and configurations of the sweep's store" "$(q s.db "$ROWS")" "$BEFORE"
 expect_rc "attribute --run-file of the run file" 0 "$CULPRIT" attribute --run-file "$RUN_FILE"
 
 # Defect 10: user errors exit 2 with the reason and the file, never "internal error".
