@@ -116,10 +116,6 @@ ImportConfiguration ensure_import_configuration(storage::Db& store, std::int64_t
       storage::list_configurations(store, experiment_id);
   ImportConfiguration out;
   for (const storage::ConfigurationRecord& other : existing) {
-    if (other.label == r.label && other.config_hash != config_hash) {
-      throw UsageError("experiment '" + r.experiment + "' already has a configuration '" + r.label +
-                       "' that was not imported: pick another --label or --experiment");
-    }
     if (other.label == r.label) refuse_other_job(other, r);
     if (other.is_baseline && other.label != r.label && r.label == "baseline") {
       out.baseline_was = other.label;
