@@ -65,7 +65,7 @@ void refuse_second_copy(storage::Db& store, std::int64_t experiment_id,
                    "this one under another --experiment");
 }
 
-// The runs of a configuration are repetitions of one job: traces of another rank count or
+// The runs of a configuration are repetitions of one job setup: traces of another rank count or
 // communication backend under its label would pool two jobs' step times as one sample.
 void refuse_other_job(const storage::ConfigurationRecord& c, const ImportedRunRecord& r) {
   if (c.ranks == r.ranks && c.backend == r.backend) return;
