@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -43,6 +44,25 @@ TEST_CASE("raw clock adds the injected offset and drift") {
   const std::int64_t before = stepclock::monotonic_ns();
   const std::int64_t skewed = clock.now();
   CHECK(skewed - before >= 499'000'000);
+}
+
+// A CI run's run file said finished_at 15:34:15 while unix_offset_ns put its first event at
+// 15:34:16.0016: time() read the coarse clock, a kernel tick behind just after a second began.
+TEST_CASE("the ISO-8601 now is the second CLOCK_REALTIME is in, also just after it began") {
+  timespec next{};
+  clock_gettime(CLOCK_REALTIME, &next);
+  next.tv_sec += 1;
+  next.tv_nsec = 200'000;  // 0.2 ms into the next second: the coarse clock lags there
+  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &next, nullptr) != 0) {
+  }
+  timespec before{};
+  clock_gettime(CLOCK_REALTIME, &before);
+  const std::string now = stepclock::iso8601_utc_now();
+  tm utc{};
+  gmtime_r(&before.tv_sec, &utc);
+  char second[32];
+  strftime(second, sizeof(second), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  CHECK(now == second);  // time() gave the second before here (5 of 5 tries)
 }
 
 TEST_CASE("best offset keeps the exchange with the minimum round trip") {

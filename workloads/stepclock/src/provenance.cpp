@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -142,15 +141,6 @@ KeyValues cpu_wait_provenance(const CpuWaitSample& start, const CpuWaitSample& e
   out.emplace_back("sched.cpu_ns", std::to_string(std::max(0LL, end.cpu_ns - start.cpu_ns)));
   out.emplace_back("sched.wall_ns", std::to_string(end.wall_ns - start.wall_ns));
   return out;
-}
-
-std::string iso8601_utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 KeyValues rank_provenance() {

@@ -37,6 +37,5 @@ long long thread_cpu_wait_ns();
 KeyValues cpu_wait_provenance(const CpuWaitSample& start, const CpuWaitSample& end);
 
 std::string host_name();
-std::string iso8601_utc_now();
 
 }  // namespace stepclock

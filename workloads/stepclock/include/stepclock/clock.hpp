@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <string>
 
 namespace stepclock {
 
@@ -53,6 +54,21 @@ inline std::int64_t unix_offset_ns(const RawClock& clock) {
   const std::int64_t after = clock.now();
   const std::int64_t unix_ns = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
   return unix_ns - (before + (after - before) / 2);
+}
+
+// Now as ISO-8601 UTC to the second (run meta started_at, finished_at), from CLOCK_REALTIME as
+// unix_offset_ns reads it. Not time(): glibc reads the coarse clock there, up to a kernel tick
+// behind, so just after a second began it gave the second before, and a run's finished_at came
+// before its own last event placed by unix_offset_ns.
+inline std::string iso8601_utc_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const time_t now = ts.tv_sec;
+  tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
 }
 
 }  // namespace stepclock
