@@ -2,22 +2,25 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "culprit/errors.hpp"
 #include "culprit/storage/ingest.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
+#include "runfile/meta_keys.hpp"
 
 namespace culprit::storage {
 namespace {
 
 namespace fs = std::filesystem;
 
+// The runs columns after the run's slot (repetition, position).
 constexpr const char* kRunColumns =
-    "repetition, position, seed, status, attempt, started_at, finished_at, wall_s, exit_code, "
-    "signal, median_ms, steps_measured, error, command_json, stdout_tail, stderr_tail, shard, "
-    "launcher, binding";
+    "seed, status, attempt, started_at, finished_at, wall_s, exit_code, signal, median_ms, "
+    "steps_measured, error, command_json, stdout_tail, stderr_tail, shard, launcher, binding";
 
 // Child tables of a run and their columns after run_id (events: their packs, below).
 struct ChildTable {
@@ -33,6 +36,9 @@ constexpr ChildTable kChildTables[] = {
      "exchanges"},
     {"steps", "step, time_ms, boundary_ns, last_rank, warmup"},
     {"run_event_names", "id, name"},
+    {"run_kernel_counters",
+     "rank, phase, source, kernel, launch_id, section, metric, unit, value, text"},
+    {"run_telemetry", "rank, gpu, host, source, field, time_ns, value"},
 };
 
 class Attached {
@@ -54,11 +60,21 @@ class Attached {
   Db& db_;
 };
 
-std::int64_t copy_run(Db& out, std::int64_t src_run, std::int64_t experiment_id,
-                      std::int64_t config_id) {
-  Statement insert(out, std::string("INSERT INTO runs (experiment_id, config_id, ") + kRunColumns +
-                            ") SELECT ?2, ?3, " + kRunColumns + " FROM src.runs WHERE id = ?1");
-  insert.bind(1, src_run).bind(2, experiment_id).bind(3, config_id).run();
+// Where a copied run goes: its configuration, and the repetition and position it takes
+// (nullopt: the input's own).
+struct Slot {
+  std::int64_t config_id = 0;
+  std::optional<std::int64_t> repetition, position;
+};
+
+std::int64_t copy_run(Db& out, std::int64_t src_run, std::int64_t experiment_id, const Slot& slot) {
+  Statement insert(out, std::string("INSERT INTO runs (experiment_id, config_id, repetition, "
+                                    "position, ") +
+                            kRunColumns +
+                            ") SELECT ?2, ?3, coalesce(?4, repetition), coalesce(?5, position), " +
+                            kRunColumns + " FROM src.runs WHERE id = ?1");
+  insert.bind(1, src_run).bind(2, experiment_id).bind(3, slot.config_id);
+  insert.bind(4, slot.repetition).bind(5, slot.position).run();
   const std::int64_t new_id = out.last_insert_id();
   for (const ChildTable& t : kChildTables) {
     Statement copy(out, std::string("INSERT INTO ") + t.name + " (run_id, " + t.columns +
@@ -109,50 +125,72 @@ std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, std::int64_t 
   return ids;
 }
 
-void merge_runs(Db& out, std::int64_t src_experiment, std::int64_t out_experiment,
+// The output's copy of a source run: a planned run by its slot (configuration, repetition). An
+// imported run's repetition is only the order its store received it in (another store's
+// repetition 0 is another capture): its copy is the experiment's run of the same import merged
+// again (start time and command line) or of the same capture (run meta steps_digest), which
+// `culprit import` stores once per experiment.
+struct OutputCopy {
+  std::int64_t id = 0;
+  RunStatus status = RunStatus::kPending;
+};
+
+std::optional<OutputCopy> output_copy(Db& out, std::int64_t src_run, std::int64_t experiment_id,
+                                      const Slot& slot, bool imported) {
+  Statement find(out, imported
+                          ? "SELECT r.id, r.status FROM runs r JOIN src.runs s ON s.id = ?1 "
+                            "WHERE r.experiment_id = ?4 AND ((r.started_at IS s.started_at AND "
+                            "r.command_json = s.command_json) OR EXISTS (SELECT 1 FROM run_meta "
+                            "m JOIN src.run_meta n ON n.run_id = s.id AND n.key = m.key AND "
+                            "n.value = m.value WHERE m.run_id = r.id AND m.key = ?3)) "
+                            "ORDER BY r.id LIMIT 1"
+                          : "SELECT id, status FROM runs WHERE config_id = ?2 AND repetition = "
+                            "(SELECT repetition FROM src.runs WHERE id = ?1)");
+  find.bind(1, src_run).bind(2, slot.config_id);
+  if (imported) find.bind(3, runfile::meta::kStepsDigest).bind(4, experiment_id);
+  if (!find.step()) return std::nullopt;
+  return OutputCopy{find.column_int(0), parse_run_status(find.column_view(1))};
+}
+
+void merge_runs(Db& out, std::int64_t src_experiment, std::int64_t out_experiment, bool imported,
                 const std::map<std::int64_t, std::int64_t>& config_ids, MergeStats& stats) {
   struct SourceRun {
     std::int64_t id;
     std::int64_t config_id;
-    int repetition;
     RunStatus status;
   };
   std::vector<SourceRun> runs;
   {
     Statement read(out,
-                   "SELECT id, config_id, repetition, status FROM src.runs "
-                   "WHERE experiment_id = ?1 ORDER BY position, id");
+                   "SELECT id, config_id, status FROM src.runs WHERE experiment_id = ?1 ORDER BY "
+                   "position, id");
     read.bind(1, src_experiment);
     while (read.step()) {
-      runs.push_back({read.column_int(0), read.column_int(1), static_cast<int>(read.column_int(2)),
-                      parse_run_status(read.column_view(3))});
+      runs.push_back(
+          {read.column_int(0), read.column_int(1), parse_run_status(read.column_view(2))});
     }
   }
-  Statement find(out, "SELECT id, status FROM runs WHERE config_id = ?1 AND repetition = ?2");
   Statement remove(out, "DELETE FROM runs WHERE id = ?1");
   for (const SourceRun& run : runs) {
     if (!is_finished(run.status)) continue;
-    const std::int64_t config_id = config_ids.at(run.config_id);
-    find.bind(1, config_id).bind(2, run.repetition);
-    if (!find.step()) {
-      find.reset();
-      copy_run(out, run.id, out_experiment, config_id);
-      ++stats.runs_added;
-      continue;
-    }
-    const std::int64_t existing_id = find.column_int(0);
-    const RunStatus existing_status = parse_run_status(find.column_view(1));
-    find.reset();
-    const bool replace = existing_status != RunStatus::kOk &&
-                         (run.status == RunStatus::kOk || !is_finished(existing_status));
-    if (!replace) {
+    Slot slot{config_ids.at(run.config_id), std::nullopt, std::nullopt};
+    const auto existing = output_copy(out, run.id, out_experiment, slot, imported);
+    const bool replace = existing && existing->status != RunStatus::kOk &&
+                         (run.status == RunStatus::kOk || !is_finished(existing->status));
+    if (existing && !replace) {
       ++stats.runs_kept;
       continue;
     }
-    clear_run_data(out, existing_id);  // events have no cascade (see the schema)
-    remove.bind(1, existing_id).run();
-    copy_run(out, run.id, out_experiment, config_id);
-    ++stats.runs_replaced;
+    if (replace) {
+      clear_run_data(out, existing->id);  // events have no cascade (see the schema)
+      remove.bind(1, existing->id).run();
+    }
+    if (imported) {  // the configuration's next repetition, last in the experiment's order
+      slot.repetition = max_repetition(out, slot.config_id) + 1;
+      slot.position = max_position(out, out_experiment) + 1;
+    }
+    copy_run(out, run.id, out_experiment, slot);
+    ++(replace ? stats.runs_replaced : stats.runs_added);
   }
 }
 
@@ -214,7 +252,9 @@ MergeStats merge_store(Db& output, const std::string& input_path) {
   for (std::int64_t src_id : experiments) {
     const std::int64_t out_id = merge_experiment(output, src_id, stats);
     const auto config_ids = merge_configurations(output, src_id, out_id, stats);
-    merge_runs(output, src_id, out_id, config_ids, stats);
+    const bool imported =
+        experiment_by_id(output, out_id, "main")->manifest_hash == kImportedManifestHash;
+    merge_runs(output, src_id, out_id, imported, config_ids, stats);
   }
   tx.commit();
   return stats;

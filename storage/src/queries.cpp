@@ -124,13 +124,12 @@ std::set<std::string> ok_run_provenance(Db& store, std::int64_t config_id, const
   return values;
 }
 
-std::optional<RunSummary> find_ok_run_by_job_provenance(Db& store, std::int64_t experiment_id,
-                                                        const std::string& key,
-                                                        const std::string& value) {
+std::optional<RunSummary> find_ok_run_by_meta(Db& store, std::int64_t experiment_id,
+                                              const std::string& key, const std::string& value) {
   Statement stmt(store, kSummarySelect +
                             "WHERE r.experiment_id = ?1 AND r.status = 'ok' AND EXISTS (SELECT 1 "
-                            "FROM provenance p WHERE p.run_id = r.id AND p.rank = -1 AND p.key = "
-                            "?2 AND p.value = ?3) ORDER BY r.id LIMIT 1");
+                            "FROM run_meta m WHERE m.run_id = r.id AND m.key = ?2 AND m.value = "
+                            "?3) ORDER BY r.id LIMIT 1");
   stmt.bind(1, experiment_id).bind(2, key).bind(3, value);
   if (!stmt.step()) return std::nullopt;
   return read_summary(stmt);

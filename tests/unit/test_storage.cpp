@@ -11,6 +11,7 @@
 
 #include "culprit/common/sha256.hpp"
 #include "culprit/errors.hpp"
+#include "culprit/storage/evidence.hpp"
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
 #include "culprit/storage/writer_lock.hpp"
@@ -431,12 +432,29 @@ TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
     put_experiment_settings(*db, 1, settings);
   }
 
+  {
+    auto db = open_store(a.path);  // evidence attached to run 1: it comes along
+    KernelCounterRow counter;
+    counter.kernel = "gemm";
+    counter.metric = "dram__bytes_read.sum";
+    counter.value = 1e6;
+    put_kernel_counters(*db, 1, {counter});
+    TelemetryRow sample;
+    sample.field = "SM_CLOCK";
+    sample.value = 1.98e9;
+    put_telemetry(*db, 1, {sample});
+  }
+
   auto db = open_store(out.path);
   MergeStats first = merge_store(*db, a.path);
   CHECK(first.experiments_added == 1);
   CHECK(first.configurations_added == 1);
   CHECK(first.runs_added == 2);
   CHECK(experiment_settings(*db, find_experiment(*db, "exp")->id) == settings);  // copied whole
+  const std::int64_t merged_run =
+      *db->query_int("SELECT id FROM runs WHERE repetition = 0");  // store a's run 1
+  CHECK(load_kernel_counters(*db, merged_run).size() == 1);
+  CHECK(load_telemetry(*db, merged_run).size() == 1);
   MergeStats second = merge_store(*db, b.path);
   CHECK(second.runs_added == 1);     // repetition 2
   CHECK(second.runs_replaced == 1);  // repetition 1: failed in a, ok in b

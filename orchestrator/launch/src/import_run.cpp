@@ -13,11 +13,10 @@
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
+#include "runfile/meta_keys.hpp"
 
 namespace culprit::launch {
 namespace {
-
-constexpr const char* kImportManifestHash = "import";
 
 // Ctrl-C / SIGTERM / SIGHUP while importing: stop with nothing stored, exit 128 + signal.
 void stop_if_interrupted(const std::string& when) {
@@ -53,8 +52,8 @@ void remove_created_store(const std::string& db_path) {
 void refuse_second_copy(storage::Db& store, std::int64_t experiment_id,
                         const ImportedRunRecord& r) {
   if (r.steps_digest.empty()) return;
-  const std::optional<storage::RunSummary> same = storage::find_ok_run_by_job_provenance(
-      store, experiment_id, importers::kStepsDigestKey, r.steps_digest);
+  const std::optional<storage::RunSummary> same = storage::find_ok_run_by_meta(
+      store, experiment_id, runfile::meta::kStepsDigest, r.steps_digest);
   if (!same) return;
   throw UsageError("these traces are the capture already stored as run " +
                    std::to_string(same->id) + " (experiment '" + same->experiment +
@@ -83,7 +82,7 @@ std::int64_t ensure_import_experiment(storage::Db& store, const ImportedRunRecor
   if (auto existing = storage::find_experiment(store, r.experiment)) {
     // An imported configuration among a sweep's would make every compare of the sweep refuse
     // (the environments differ beyond the varied factor), and no run can be taken out again.
-    if (existing->manifest_hash != kImportManifestHash) {
+    if (existing->manifest_hash != storage::kImportedManifestHash) {
       throw UsageError("experiment '" + r.experiment + "' was run from the manifest " +
                        existing->manifest_path +
                        "; imported traces go in an experiment of their own: pick another "
@@ -96,7 +95,7 @@ std::int64_t ensure_import_experiment(storage::Db& store, const ImportedRunRecor
   e.name = r.experiment;
   e.manifest_path = "(culprit import)";
   e.manifest_text = "";
-  e.manifest_hash = kImportManifestHash;
+  e.manifest_hash = storage::kImportedManifestHash;
   return storage::insert_experiment(store, e);
 }
 

@@ -150,6 +150,34 @@ def mode_compare():
     sides = [(x["baseline"]["label"], x["candidate"]["label"])
              for x in json.loads(c.stdout)["comparisons"]] if c.stdout else []
     check(sides == [("baseline", "candidate")], f"compare judges candidate against baseline: {sides}")
+    # two people's stores of imports merged: repetition 0 of each is another capture (kept both,
+    # as repetitions 0 and 1), one capture in both is kept once, the counters attached to a run
+    # come along, and merging again changes nothing
+    one, two, merged = fresh("one.db"), fresh("two.db"), fresh("merged.db")
+    ncu = os.path.join(os.path.dirname(TRACES), "counters", "roofline-profiler", "ncu", "gemm_naive.csv")
+    for store, folder, label in ((one, "ddp2-control", "baseline"), (two, "ddp2-sleep-layer2", "baseline"),
+                                 (two, "ddp2-control", "candidate")):
+        p = run(["import", os.path.join(base, folder, "kineto"), "--db", store, "--label", label])
+        check(p.returncode == 0, f"merge: {folder} imports into {os.path.basename(store)}")
+    p = run(["import", ncu, "--format", "ncu", "--db", one, "--attach", "1:0"])
+    check(p.returncode == 0, "merge: counters attach to run 1 of one.db")
+
+    def contents(db):
+        con = sqlite3.connect(db)
+        rows = sorted(con.execute(
+            "select c.label, r.repetition, m.value, (select count(*) from run_kernel_counters k "
+            "where k.run_id = r.id) from runs r join configurations c on c.id = r.config_id "
+            "join run_meta m on m.run_id = r.id and m.key = 'steps_digest'"))
+        con.close()
+        return rows
+    digests = {d for db in (one, two) for _, _, d, _ in contents(db)}
+    for _ in range(2):
+        p = run(["merge", merged, one, two])
+        check(p.returncode == 0, f"merge: exit 0 ({p.stderr.strip()[:200]})")
+        rows = contents(merged)
+        check([(c, r, k) for c, r, _, k in rows] == [("baseline", 0, 12), ("baseline", 1, 0)]
+              and {d for _, _, d, _ in rows} == digests,
+              f"merge: both baselines kept, the shared capture once, its 12 counters along: {rows}")
 
 
 def hta_counts(path):
@@ -435,8 +463,8 @@ def mode_bad():
     lines = "".join(f"{r} {s} {b} {e}\n" for r, s, b, e in con.execute(
         "select rank, step, begin_ns, end_ns from run_events where run_id = ? and kind = 'step' "
         "order by step, rank, begin_ns", (first_id,)))
-    stored, = con.execute("select value from provenance where run_id = ? and rank = -1 and "
-                          "key = 'steps_digest'", (first_id,)).fetchone() or ("",)
+    stored, = con.execute("select value from run_meta where run_id = ? and key = 'steps_digest'",
+                          (first_id,)).fetchone() or ("",)
     con.close()
     check(stored == hashlib.sha256(lines.encode()).hexdigest() and lines.count("\n") == 16,
           f"bad/steps_digest is the SHA-256 of the {lines.count(chr(10))} step events ({stored})")

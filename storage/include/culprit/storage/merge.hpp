@@ -1,8 +1,10 @@
 #pragma once
 // Merging shard stores: experiments are matched by name (and must have the same manifest
-// hash), configurations by config_hash, runs by (configuration, repetition). Only finished
-// runs are copied; of two conflicting copies the `ok` one is kept. Merging the same input
-// twice changes nothing.
+// hash), configurations by config_hash, runs by (configuration, repetition); an imported run,
+// whose repetition is only the order its store received it in, by the same import or the same
+// capture (run meta steps_digest), else it becomes its configuration's next repetition. Only
+// finished runs are copied, with their attached evidence; of two conflicting copies the `ok`
+// one is kept. Merging the same input twice changes nothing.
 
 #include <string>
 #include <vector>
@@ -14,7 +16,7 @@ namespace culprit::storage {
 struct MergeStats {
   int experiments_added = 0;
   int configurations_added = 0;
-  int runs_added = 0;     // (configuration, repetition) not in the output before
+  int runs_added = 0;     // not in the output before
   int runs_replaced = 0;  // the output's copy was unfinished or failed, the input's ok
   int runs_kept = 0;      // finished in the input, the output's copy kept
 };

@@ -88,11 +88,9 @@ std::optional<std::string> resolved_json_of_run(Db& store, std::int64_t run_id);
 std::set<std::string> ok_run_provenance(Db& store, std::int64_t config_id, const std::string& key,
                                         bool job_only);
 
-// The experiment's first `ok` run whose job-wide provenance (rank -1) `key` is `value`; nullopt
-// when it has none.
-std::optional<RunSummary> find_ok_run_by_job_provenance(Db& store, std::int64_t experiment_id,
-                                                        const std::string& key,
-                                                        const std::string& value);
+// The experiment's first `ok` run whose run meta `key` is `value`; nullopt when it has none.
+std::optional<RunSummary> find_ok_run_by_meta(Db& store, std::int64_t experiment_id,
+                                              const std::string& key, const std::string& value);
 
 // One run as `culprit runs` lists it; nullopt when there is no such run.
 std::optional<RunSummary> find_run(Db& store, std::int64_t run_id);

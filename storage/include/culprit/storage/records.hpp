@@ -22,6 +22,10 @@ RunStatus parse_run_status(std::string_view text);
 // ok | failed | timeout | crashed: the run ended by itself (interrupted runs are rerun).
 bool is_finished(RunStatus status);
 
+// The manifest_hash of an experiment `culprit import` created: it has no manifest, and its runs'
+// repetitions are the order its store received them in, not planned slots.
+inline constexpr const char* kImportedManifestHash = "import";
+
 struct ExperimentRecord {
   std::int64_t id = 0;
   std::string name;

@@ -32,10 +32,11 @@ inline constexpr const char* kGemmKernelsWithoutShapes = "gemm_kernels_without_s
 inline constexpr const char* kGemmShapedNs = "gemm_shaped_ns";
 inline constexpr const char* kGemmFlops = "gemm_flops";
 inline constexpr const char* kPhaseRanges = "phase_ranges";
+inline constexpr const char* kStepsDigest = "steps_digest";
 
 // Every key, in meta_keys.tsv's order. (const char*: a key converts where a writer or reader
 // wants std::string, and the C API takes it as it is.)
-inline constexpr std::array<std::string_view, 23> kAll = {kFormatVersion,
+inline constexpr std::array<std::string_view, 24> kAll = {kFormatVersion,
                                                           kSource,
                                                           kBackend,
                                                           kRanks,
@@ -57,7 +58,8 @@ inline constexpr std::array<std::string_view, 23> kAll = {kFormatVersion,
                                                           kGemmKernelsWithoutShapes,
                                                           kGemmShapedNs,
                                                           kGemmFlops,
-                                                          kPhaseRanges};
+                                                          kPhaseRanges,
+                                                          kStepsDigest};
 
 // meta_keys.tsv as embedded at build time (comment lines start with '#').
 std::string_view keys_table();

@@ -47,13 +47,10 @@ struct ImportSummary {
   std::string rank_rule;
   std::vector<std::string> warnings;
   // Hex SHA-256 of every rank's step events (rank, step, raw begin and end): the measurement's
-  // identity, the same for two imports of one capture whatever its files are called, stored as
-  // the job provenance kStepsDigestKey.
+  // identity, the same for two imports of one capture whatever its files are called (run meta
+  // steps_digest).
   std::string steps_digest;
 };
-
-// The job provenance key (rank -1) of ImportSummary::steps_digest.
-inline constexpr const char* kStepsDigestKey = "steps_digest";
 
 struct ImportedRun {
   runfile::RunFileContents contents;
