@@ -127,9 +127,9 @@ std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, std::int64_t 
 
 // The output's copy of a source run: a planned run by its slot (configuration, repetition). An
 // imported run's repetition is only the order its store received it in (another store's
-// repetition 0 is another capture): its copy is the experiment's run of the same import merged
-// again (start time and command line) or of the same capture (run meta steps_digest), which
-// `culprit import` stores once per experiment.
+// repetition 0 is another capture): its copy is the experiment's run of the same capture (run
+// meta steps_digest, which `culprit import` stores once per experiment), or where either run
+// has no digest (imported before it was kept), of the same import (start time, command line).
 struct OutputCopy {
   std::int64_t id = 0;
   RunStatus status = RunStatus::kPending;
@@ -139,10 +139,11 @@ std::optional<OutputCopy> output_copy(Db& out, std::int64_t src_run, std::int64_
                                       const Slot& slot, bool imported) {
   Statement find(out, imported
                           ? "SELECT r.id, r.status FROM runs r JOIN src.runs s ON s.id = ?1 "
-                            "WHERE r.experiment_id = ?4 AND ((r.started_at IS s.started_at AND "
-                            "r.command_json = s.command_json) OR EXISTS (SELECT 1 FROM run_meta "
-                            "m JOIN src.run_meta n ON n.run_id = s.id AND n.key = m.key AND "
-                            "n.value = m.value WHERE m.run_id = r.id AND m.key = ?3)) "
+                            "LEFT JOIN run_meta m ON m.run_id = r.id AND m.key = ?3 "
+                            "LEFT JOIN src.run_meta n ON n.run_id = s.id AND n.key = ?3 "
+                            "WHERE r.experiment_id = ?4 AND CASE WHEN m.value IS NULL OR "
+                            "n.value IS NULL THEN r.started_at IS s.started_at AND "
+                            "r.command_json = s.command_json ELSE m.value = n.value END "
                             "ORDER BY r.id LIMIT 1"
                           : "SELECT id, status FROM runs WHERE config_id = ?2 AND repetition = "
                             "(SELECT repetition FROM src.runs WHERE id = ?1)");

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "culprit/common/sha256.hpp"
@@ -15,6 +17,7 @@
 #include "culprit/storage/run_data.hpp"
 #include "culprit/storage/store.hpp"
 #include "culprit/storage/writer_lock.hpp"
+#include "runfile/meta_keys.hpp"
 #include "stepclock/runfile.hpp"
 #include "temp_store.hpp"
 
@@ -490,6 +493,46 @@ TEST_CASE("merging shard stores is idempotent and keeps the ok copy") {
     CHECK_THROWS_AS(merge_store(*db, out.path), culprit::UsageError);
   }
   fs::remove(file);
+}
+
+// Two people's stores of imports lost a run in a merge: repetition 0 of each, two captures,
+// looked like one run, and the second was "kept" away.
+TEST_CASE("merging imported runs: one capture or one import is one run, else the next repetition") {
+  TempStore out("merge_import_out");
+  int stores = 0;
+  // A store of one imported run: its start time and, unless "", its capture's digest.
+  auto store_of = [&stores](const std::string& started, const std::string& digest) {
+    auto store = std::make_unique<TempStore>("merge_import_" + std::to_string(++stores));
+    auto db = open_store(store->path);
+    const Fixture f = add_experiment(*db, kImportedManifestHash);
+    const RunState run = ensure_run(*db, f.experiment, {f.config, 0}, 0, 0, "");
+    RunStart start;
+    start.started_at = started;
+    mark_running(*db, run.id, start);
+    if (!digest.empty()) set_run_meta(*db, run.id, runfile::meta::kStepsDigest, digest);
+    finish_ok(*db, run.id, 10);
+    return store;
+  };
+  const auto a = store_of("t1", "d1"), b = store_of("t2", "d2");
+  auto db = open_store(out.path);
+  auto runs = [&] {
+    std::string text;
+    Statement s(*db, "SELECT repetition, position, started_at FROM runs ORDER BY id");
+    while (s.step()) {
+      text += std::to_string(s.column_int(0)) + "/" + std::to_string(s.column_int(1)) + "/" +
+              s.column_text(2) + ";";
+    }
+    return text;
+  };
+  CHECK(merge_store(*db, a->path).runs_added == 1);
+  CHECK(merge_store(*db, b->path).runs_added == 1);  // its repetition 0 is another capture
+  CHECK(runs() == "0/0/t1;1/1/t2;");
+  CHECK(merge_store(*db, a->path).runs_kept == 1);  // merged again: the same capture
+  CHECK(merge_store(*db, store_of("t3", "d1")->path).runs_kept == 1);  // re-imported elsewhere
+  CHECK(merge_store(*db, store_of("t1", "")->path).runs_kept == 1);    // no digest: the same import
+  CHECK(merge_store(*db, store_of("t9", "")->path).runs_added == 1);
+  CHECK(merge_store(*db, store_of("t1", "d7")->path).runs_added == 1);  // digests differ: another
+  CHECK(runs() == "0/0/t1;1/1/t2;2/2/t9;3/3/t1;");
 }
 
 TEST_CASE("export_steps lists the steps of every run with its configuration") {
