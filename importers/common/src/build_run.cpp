@@ -291,7 +291,7 @@ ImportedRun build_run(std::vector<RankTrace> traces, const BuildOptions& o) {
   finish(c, classes, s);
   facts.steady = steady_steps(job.common, facts.warmup_until, o);
   s.backend = job_backend(traces[0]);
-  s.steps_digest = steps_digest(c);
+  facts.steps_digest = steps_digest(c);
   c.meta = import_meta(s, facts);
   c.provenance.push_back({-1, "import_warnings", std::to_string(s.warnings.size())});
   c.provenance.push_back({-1, "rank_rule", s.rank_rule});

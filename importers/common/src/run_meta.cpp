@@ -43,7 +43,7 @@ std::vector<std::pair<std::string, std::string>> import_meta(const ImportSummary
           {meta::kGemmKernelsWithoutShapes, std::to_string(f.gemm.without_shapes)},
           {meta::kGemmShapedNs, number(f.gemm.shaped_ns)},
           {meta::kGemmFlops, number(f.gemm.flops)},
-          {meta::kStepsDigest, s.steps_digest}};
+          {meta::kStepsDigest, f.steps_digest}};
 }
 
 std::string import_echo(const BuildOptions& o, const ImportSummary& s, const RunFacts& f) {

@@ -55,6 +55,9 @@ struct RunFacts {
   int warmup_until = 0;    // the first measured step
   int steady = 0;          // measured steps
   std::string incomplete;  // meta incomplete_collectives: "step:seq ..."
+  // meta steps_digest: hex SHA-256 of every rank's step events (rank, step, raw begin and end),
+  // the capture's identity whatever its files are called
+  std::string steps_digest;
   GemmTotals gemm;
 };
 

@@ -1,5 +1,6 @@
 #include "culprit/launch/import_run.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <utility>
@@ -51,9 +52,12 @@ void remove_created_store(const std::string& db_path) {
 // interval would narrow on a repetition that measured nothing new.
 void refuse_second_copy(storage::Db& store, std::int64_t experiment_id,
                         const ImportedRunRecord& r) {
-  if (r.steps_digest.empty()) return;
+  const auto digest =
+      std::find_if(r.contents->meta.begin(), r.contents->meta.end(),
+                   [](const auto& kv) { return kv.first == runfile::meta::kStepsDigest; });
+  if (digest == r.contents->meta.end()) return;
   const std::optional<storage::RunSummary> same = storage::find_ok_run_by_meta(
-      store, experiment_id, runfile::meta::kStepsDigest, r.steps_digest);
+      store, experiment_id, runfile::meta::kStepsDigest, digest->second);
   if (!same) return;
   throw UsageError("these traces are the capture already stored as run " +
                    std::to_string(same->id) + " (experiment '" + same->experiment +
@@ -188,7 +192,6 @@ StoredImport store_run(storage::Db& store, const importers::ImportedRun& run,
   record.backend = run.summary.backend;
   record.ranks = run.summary.ranks;
   record.command_json = Json(Json::Array(command.begin(), command.end())).dump();
-  record.steps_digest = run.summary.steps_digest;
   return store_imported_run(store, record);
 }
 

@@ -46,10 +46,6 @@ struct ImportSummary {
   // id (process 111, GPU 0)" ...): each rank's rule, the distinct ones joined by "; ".
   std::string rank_rule;
   std::vector<std::string> warnings;
-  // Hex SHA-256 of every rank's step events (rank, step, raw begin and end): the measurement's
-  // identity, the same for two imports of one capture whatever its files are called (run meta
-  // steps_digest).
-  std::string steps_digest;
 };
 
 struct ImportedRun {

@@ -22,7 +22,6 @@ struct ImportedRunRecord {
   std::string backend;
   int ranks = 1;
   std::string command_json = "[]";  // the `culprit import` argv
-  std::string steps_digest;         // the capture's identity (ImportSummary); "" checks nothing
 };
 
 struct StoredImport {
@@ -40,7 +39,7 @@ struct StoredImport {
 // when labelled "baseline", taking it over from another label, or when it is the experiment's
 // first); each import of one label is a new repetition. Throws culprit::UsageError when the
 // experiment was run from a manifest, when an `ok` run of the experiment has the same
-// `steps_digest` (one capture stored twice would count as two samples), or when the
+// run meta `steps_digest` as the contents (one capture stored twice would count as two samples), or when the
 // configuration's `ranks` or `backend` differ from the record's (its runs are repetitions of
 // one job setup).
 StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& record);
