@@ -58,8 +58,10 @@ RUN=$(q v.db "SELECT r.id FROM runs r JOIN configurations c ON c.id = r.config_i
 grep -q "culprit (first unexplained divergence): rank 1 compute>MPI_Allreduce" attribute.txt ||
   { cat attribute.txt; fail "attribute text"; }
 # Independent oracle from the raw events (SQL, not the analysis): per steady step, the delayed
-# phase on the injected rank minus the same phase on the peer. Preemption only ever adds time,
-# so the smallest difference is the delay actually injected; the median is what it cost.
+# phase on the injected rank minus the same phase on the peer. Preemption only adds time to an
+# event, to the injected rank's (the difference grows) or to the peer's (it shrinks: 6.98 ms for
+# a 10 ms delay in one step of a CI run): the 10th percentile over the 60 steps is the delay
+# actually injected, the median what it cost.
 q v.db "SELECT a.step, (a.end_ns - a.begin_ns - b.end_ns + b.begin_ns) / 1e6 FROM run_events a
         JOIN run_events b ON b.run_id = a.run_id AND b.step = a.step AND b.name = a.name
         AND b.layer = a.layer AND b.rank = 0 WHERE a.run_id = $RUN AND a.rank = 1
@@ -102,11 +104,11 @@ for c in v["cases"]:
 
 growth = sorted(float(l.split()[1]) for l in open("growth.txt"))
 assert len(growth) == 60, len(growth)
-injected, cost = growth[0], growth[len(growth) // 2]
+injected, cost = growth[len(growth) // 10], growth[len(growth) // 2]
 a = json.load(open("attribute.json"))
 culprit = a["summary"]["culprit"]
 print(f"attribute: {culprit}; from the events: delay injected {injected:.2f} ms "
-      f"(shortest), median cost {cost:.2f} ms")
+      f"(10th percentile; shortest {growth[0]:.2f}), median cost {cost:.2f} ms")
 assert culprit["rank"] == 1 and culprit["phase"] == "compute>MPI_Allreduce", culprit
 assert abs(injected - 10) <= 2.5, injected  # the interposer spent the delay asked for
 # Blame measures what the delay cost (on a quiet host that is the 10 ms asked; where the rank
