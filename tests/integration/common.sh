@@ -25,7 +25,19 @@ take_bin_data_work() {
 }
 
 # q DB SQL: the values SQL selects from the SQLite file DB, one row a line, `|` between columns.
-q() { sqlite3 -batch -noheader "$1" "$2"; }
+# A query that fails ends the test, also from inside `$(…)` given as an argument (`awk -v
+# a="$(q …)"`), whose status bash drops: an empty answer would be read as 0 and checked as if
+# measured. The script itself is signalled, not only the subshell.
+q() {
+  sqlite3 -batch -noheader "$1" "$2" && return
+  echo "FAIL: query on $1 failed: $2" >&2
+  kill -TERM $$
+  exit 1
+}
+
+# q_try DB SQL: q for a file another process may not have made yet or holds locked (polling
+# loops); a failure is the caller's to handle.
+q_try() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # json FILE PYTHON_EXPR: prints the expression over the JSON document of FILE, named `d`.
 json() {

@@ -10,8 +10,8 @@ PID=$!
 # Wait until at least one run is ok and another is in flight, then kill without warning.
 for _ in $(seq 1 600); do
   if [[ -f sweep.db ]] &&
-     [[ "$(q sweep.db "SELECT count(*) FROM runs WHERE status = 'ok'" 2>/dev/null || echo 0)" -ge 1 ]] &&
-     [[ "$(q sweep.db "SELECT count(*) FROM runs WHERE status = 'running'" 2>/dev/null || echo 0)" -ge 1 ]]; then
+     [[ "$(q_try sweep.db "SELECT count(*) FROM runs WHERE status = 'ok'" 2>/dev/null || echo 0)" -ge 1 ]] &&
+     [[ "$(q_try sweep.db "SELECT count(*) FROM runs WHERE status = 'running'" 2>/dev/null || echo 0)" -ge 1 ]]; then
     break
   fi
   sleep 0.05

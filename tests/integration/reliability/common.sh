@@ -49,6 +49,6 @@ wait_for() {
   fail "timed out waiting for $what"
 }
 
-running_version() {  # the slow version's run is in flight and its ranks sleep
-  [[ "$(q "$1" "SELECT count(*) FROM runs WHERE status = 'running'")" == 1 ]] && pgrep -f "sleep $2" >/dev/null
+running_version() {  # the slow version's run is in flight and its ranks sleep (polled)
+  [[ "$(q_try "$1" "SELECT count(*) FROM runs WHERE status = 'running'")" == 1 ]] && pgrep -f "sleep $2" >/dev/null
 }

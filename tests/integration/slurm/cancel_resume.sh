@@ -10,7 +10,7 @@ ARRAY=$(json submit.json 'd["array_job"]')
 MERGE=$(json submit.json 'd["merge_job"]')
 # Cancel task 2 once it has finished one run of its four.
 for _ in $(seq 1 480); do
-  DONE=$(q sweep.db.slurm/shard-2.db "SELECT count(*) FROM runs WHERE status = 'ok'" 2>/dev/null || echo 0)
+  DONE=$(q_try sweep.db.slurm/shard-2.db "SELECT count(*) FROM runs WHERE status = 'ok'" 2>/dev/null || echo 0)
   [[ "$DONE" -ge 1 ]] && break
   sleep 0.25
 done
