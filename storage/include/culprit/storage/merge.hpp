@@ -3,9 +3,8 @@
 // hash), configurations by config_hash, runs by (configuration, repetition); an imported run,
 // whose repetition is only the order its store received it in, by the same capture (run meta
 // steps_digest; without it, the same import), else it becomes its configuration's next
-// repetition. Only
-// finished runs are copied, with their attached evidence; of two conflicting copies the `ok`
-// one is kept. Merging the same input twice changes nothing.
+// repetition. Only finished runs are copied, with their attached evidence; of two conflicting
+// copies the `ok` one is kept. Merging the same input twice changes nothing.
 
 #include <string>
 #include <vector>
