@@ -105,7 +105,7 @@ TEST_CASE("clock model recovers offset and drift within its uncertainty") {
   for (std::int64_t t = 1'000'000'000; t <= 3'000'000'000; t += 250'000'000) {
     const auto raw = static_cast<std::int64_t>(
         std::llround(static_cast<double>(t) * (1 + drift * 1e-6) + offset));
-    CHECK(std::abs(stepclock::aligned_ns(model, raw) - static_cast<double>(t)) <=
+    CHECK(std::abs(runfile::aligned_ns(model, raw) - static_cast<double>(t)) <=
           model.uncertainty_ns + 1.0);
   }
 }

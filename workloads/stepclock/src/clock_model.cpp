@@ -42,9 +42,4 @@ ClockModel clock_model(std::int32_t rank, const OffsetEstimate& start, const Off
   return model;
 }
 
-double aligned_ns(const ClockModel& model, std::int64_t raw_ns) {
-  return static_cast<double>(raw_ns) + model.offset_ns +
-         model.drift_ppm * 1e-6 * static_cast<double>(raw_ns - model.ref_ns);
-}
-
 }  // namespace stepclock

@@ -31,16 +31,14 @@ struct Event {
   EventKind kind = EventKind::kCompute;
 };
 
-// aligned(t) = t + offset_ns + drift_ppm * 1e-6 * (t - ref_ns), |error| <= uncertainty_ns.
+// The fields of runfile::ClockModel that alignment needs; |aligned(t) - truth| <= uncertainty_ns.
 struct ClockModel {
   std::int32_t rank = 0;
   std::int64_t ref_ns = 0;
   double offset_ns = 0;
   double drift_ppm = 0;
   double uncertainty_ns = 0;
-  double aligned(std::int64_t t) const {
-    return static_cast<double>(t) + offset_ns + drift_ppm * 1e-6 * static_cast<double>(t - ref_ns);
-  }
+  double aligned(std::int64_t t) const { return runfile::aligned_ns(*this, t); }
 };
 
 struct RunData {

@@ -59,6 +59,14 @@ struct ClockModel {
   std::int32_t exchanges = 0;
 };
 
+// aligned(t) above, the contract's one formula: for a ClockModel and for any slimmer copy of its
+// fields a reader keeps (the store's storage::ClockModel).
+template <typename Model>
+double aligned_ns(const Model& model, std::int64_t raw_ns) {
+  return static_cast<double>(raw_ns) + model.offset_ns +
+         model.drift_ppm * 1e-6 * static_cast<double>(raw_ns - model.ref_ns);
+}
+
 struct ProvenanceEntry {
   std::int32_t rank = -1;  // -1: applies to the whole job
   std::string key;

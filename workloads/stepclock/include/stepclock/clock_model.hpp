@@ -35,7 +35,4 @@ OffsetEstimate best_offset(const std::vector<PingPong>& exchanges);
 ClockModel clock_model(std::int32_t rank, const OffsetEstimate& start, const OffsetEstimate& end,
                        std::int32_t exchanges);
 
-// aligned(t) of docs/schema.md.
-double aligned_ns(const ClockModel& model, std::int64_t raw_ns);
-
 }  // namespace stepclock
