@@ -1,5 +1,6 @@
 // Order statistics of the analysis (culprit/analysis/robust.hpp): the O(n) peers' median
-// used for many ranks equals the sorted leave-one-out median bit for bit, ties included.
+// used for many ranks equals the sorted leave-one-out median bit for bit, ties included; and the
+// median outside stats (culprit/common/median.hpp) is Python's statistics.median.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,9 +9,34 @@
 #include <vector>
 
 #include "culprit/analysis/robust.hpp"
+#include "culprit/common/median.hpp"
 
+using culprit::median_inplace;
+using culprit::median_of;
 using culprit::analysis::LeaveOneOutMedian;
 using culprit::analysis::median_without;
+
+TEST_CASE("the median: the middle value, or the two middle values' mean; NaN of none") {
+  CHECK(std::isnan(median_of({})));
+  CHECK(median_of({7}) == 7);
+  CHECK(median_of({3, 1, 2}) == 2);
+  CHECK(median_of({4, 1, 3, 2}) == 2.5);  // statistics.median([4, 1, 3, 2]) == 2.5
+  CHECK(median_of({5, 5, 1, 9}) == 5);
+  // Against a sort, bit for bit: (a + b) / 2 of the sorted middles, as statistics.median has it.
+  std::mt19937_64 rng(5);
+  for (std::size_t n = 1; n <= 60; ++n) {
+    std::vector<double> values(n);
+    for (double& v : values) v = static_cast<double>(rng() % 1000003) * 1e-3 + 0.1;
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    const double expected = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    std::vector<double> reordered = values;
+    CHECK(median_inplace(reordered) == expected);
+    std::sort(reordered.begin(), reordered.end());
+    CHECK(reordered == sorted);  // reordered, nothing lost
+    CHECK(median_of(values) == expected);
+  }
+}
 
 TEST_CASE("LeaveOneOutMedian equals median_without at every member's sorted place") {
   std::mt19937_64 rng(17);

@@ -15,19 +15,11 @@
 #include <limits>
 #include <map>
 
+#include "culprit/common/median.hpp"
 #include "culprit/importers/mapping.hpp"
 
 namespace culprit::importers {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (v.size() % 2) return hi;
-  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
-}
 
 // Fewer ties than this say nothing about their own spread: the causal interval is the bound.
 constexpr std::size_t kMinTies = 3;
@@ -74,7 +66,7 @@ RankClock clock_of(const std::vector<std::vector<const RankCollective*>>& ties, 
   RankClock c;
   c.constraints = static_cast<int>(coincide.size());
   if (coincide.empty()) return c;  // no constraint: same clock assumed (a warning upstream)
-  const double estimate = median(coincide);
+  const double estimate = median_of(coincide);
   // Two ties cannot agree better than torch's timestamps resolve.
   auto spread = static_cast<double>(kTorchTimestampResolution_ns);
   for (double d : coincide) spread = std::max(spread, std::abs(d - estimate));

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "culprit/common/median.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/mapping.hpp"
 
@@ -90,9 +91,7 @@ void check_step_numbers(const std::vector<RankTrace>& traces, const std::vector<
   std::vector<double> spans;
   for (const StepSpan& s : steps[0].steps)
     spans.push_back(static_cast<double>(s.end_ns - s.begin_ns));
-  std::nth_element(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(spans.size() / 2),
-                   spans.end());
-  const double step = spans[spans.size() / 2];
+  const double step = median_inplace(spans);
   for (std::size_t r = 1; r < traces.size(); ++r) {
     // Every rank's profiler starts recording at the same iteration, and ranks in lockstep are
     // less than a step apart: a clock offset of a step or more means that the collectives matched

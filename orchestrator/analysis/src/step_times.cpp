@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "culprit/common/median.hpp"
+
 namespace culprit::analysis {
 namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -134,10 +136,7 @@ double median_step_ms(const std::vector<StepTime>& steps) {
   for (const StepTime& s : steps) {
     if (!s.warmup) values.push_back(s.time_ms);
   }
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  return median_inplace(values);  // NaN when every step is warm-up
 }
 
 }  // namespace culprit::analysis

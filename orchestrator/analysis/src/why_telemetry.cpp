@@ -4,14 +4,10 @@
 
 #include <algorithm>
 
+#include "culprit/common/median.hpp"
+
 namespace culprit::analysis {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
 
 bool inside(double t, const std::vector<TimeWindow>& windows) {
   if (windows.empty()) return true;
@@ -37,17 +33,17 @@ std::optional<ClockEvidence> clock_evidence(const std::vector<storage::Telemetry
   if (mine == by_rank.end()) return std::nullopt;
   ClockEvidence e;
   e.rank = rank;
-  e.rank_clock_hz = median(mine->second);
+  e.rank_clock_hz = median_of(mine->second);
   e.rank_samples = static_cast<int>(mine->second.size());
   std::vector<double> peers;
   for (const auto& [r, clocks] : by_rank) {
     if (r == rank) continue;
-    peers.push_back(median(clocks));
+    peers.push_back(median_of(clocks));
     e.peer_samples += static_cast<int>(clocks.size());
   }
   if (peers.empty()) return std::nullopt;
   e.peers = static_cast<int>(peers.size());
-  e.peers_clock_hz = median(peers);
+  e.peers_clock_hz = median_of(peers);
   e.where = where;
   return e;
 }

@@ -8,6 +8,7 @@
 #include "culprit/analysis/collectives.hpp"
 #include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/timeline.hpp"
+#include "culprit/common/median.hpp"
 #include "culprit/errors.hpp"
 
 namespace culprit::reduce {
@@ -15,7 +16,6 @@ namespace culprit::reduce {
 using analysis::build_timeline;
 using analysis::CollectiveTiming;
 using analysis::EventIndex;
-using analysis::median_of;
 using analysis::median_step_ms;
 using analysis::robust_cv;
 using analysis::time_collectives;

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "culprit/analysis/robust.hpp"
+#include "culprit/common/median.hpp"
 #include "sim/simulator.hpp"
 
 namespace culprit::reduce {
 
-using analysis::median_of;
 using analysis::robust_sigma_about_zero;
 
 ModelLevel simulated_level(stepmodel::RunConfig model, int draws) {

@@ -12,6 +12,7 @@
 #include "culprit/analysis/phase_stats.hpp"
 #include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/timeline.hpp"
+#include "culprit/common/median.hpp"
 #include "culprit/errors.hpp"
 
 namespace culprit::reduce {
@@ -24,7 +25,6 @@ using analysis::EventIndex;
 using analysis::explain;
 using analysis::ExplainedComponent;
 using analysis::Explanation;
-using analysis::median_of;
 using analysis::median_step;
 using analysis::median_step_ms;
 using analysis::PhaseStats;

@@ -2,15 +2,14 @@
 
 #include <map>
 
-#include "culprit/analysis/robust.hpp"
 #include "culprit/analysis/step_times.hpp"
 #include "culprit/analysis/stored_runs.hpp"
+#include "culprit/common/median.hpp"
 #include "culprit/storage/run_data.hpp"
 
 namespace culprit::reduce {
 
 using analysis::load_experiment_runs;
-using analysis::median_of;
 using analysis::median_step_ms;
 using analysis::step_times;
 using analysis::StepTime;

@@ -6,24 +6,12 @@
 #include <limits>
 #include <vector>
 
+#include "culprit/common/median.hpp"  // median_inplace, median_of
+
 namespace culprit::analysis {
 
 // What a statistic of no values is.
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Median of `values`, reordering them; NaN when empty.
-inline double median_inplace(std::vector<double>& values) {
-  if (values.empty()) return kNaN;
-  const std::size_t mid = values.size() / 2;
-  const auto at = values.begin() + static_cast<std::ptrdiff_t>(mid);
-  std::nth_element(values.begin(), at, values.end());
-  if (values.size() % 2 == 1) return *at;
-  return 0.5 * (*std::max_element(values.begin(), at) + *at);
-}
-
-inline double median_of(std::vector<double> values) {
-  return median_inplace(values);
-}
 
 // Median of a sorted range with the element at `skip` left out (a rank's peers); NaN when no
 // element is left.

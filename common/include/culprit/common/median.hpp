@@ -1,0 +1,20 @@
+#pragma once
+// The median as every module outside the statistics means it: the middle value, or the mean of
+// the two middle values of an even count (Python's statistics.median, which the tests' oracles
+// use). The stats module's summaries take the median as their type-7 quantile at 1/2, one
+// interpolation family with the quartiles (stats/summary.hpp); the simulator, a workload that
+// depends on nothing of culprit's, keeps its own copy.
+
+#include <cstddef>
+#include <vector>
+
+namespace culprit {
+
+// NaN when `values` is empty; reorders them (O(n), no sort).
+double median_inplace(std::vector<double>& values);
+
+inline double median_of(std::vector<double> values) {
+  return median_inplace(values);
+}
+
+}  // namespace culprit
