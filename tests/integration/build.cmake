@@ -11,3 +11,8 @@ culprit_integration_test(build.install_package ${CMAKE_CURRENT_LIST_DIR}/build/i
 # scripts/bootstrap: the demo's packages apart from the test suite's extras (--tests).
 culprit_integration_test(build.bootstrap_sets ${CMAKE_CURRENT_LIST_DIR}/build/bootstrap_sets.sh
   ARGS ${CMAKE_SOURCE_DIR} TIMEOUT 30)
+
+# The modules' include graph (issue 33): no cycle, no include up the tiers, the workloads met
+# only through the run-file library and the resolved configuration (docs/architecture.md).
+culprit_integration_test(build.module_layering ${CMAKE_CURRENT_LIST_DIR}/build/module_layering.py
+  ARGS ${CMAKE_SOURCE_DIR} TIMEOUT 30)
