@@ -16,3 +16,7 @@ culprit_integration_test(build.bootstrap_sets ${CMAKE_CURRENT_LIST_DIR}/build/bo
 # only through the run-file library and the resolved configuration (docs/architecture.md).
 culprit_integration_test(build.module_layering ${CMAKE_CURRENT_LIST_DIR}/build/module_layering.py
   ARGS ${CMAKE_SOURCE_DIR} TIMEOUT 30)
+
+# SQL only where it is owned (issue 33): the store, the run-file library, the nsys reader.
+culprit_integration_test(build.sql_owners ${CMAKE_CURRENT_LIST_DIR}/build/sql_owners.py
+  ARGS ${CMAKE_SOURCE_DIR} TIMEOUT 30)
