@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "culprit/common/median.hpp"
 #include "culprit/stats/mann_whitney.hpp"
 #include "culprit/stats/summary.hpp"
 
@@ -20,7 +21,7 @@ void NoiseGuard::check(const PairSamples& s, const stats::Comparison& first_look
   }
   const double centre = stats::median(ratios);
   for (double& r : ratios) r = std::abs(r - centre);
-  const double cv = std::max(1.4826 * stats::median(ratios) / std::numbers::sqrt2, 1e-6);
+  const double cv = std::max(kMadToNormalSd * stats::median(ratios) / std::numbers::sqrt2, 1e-6);
   const double look = stats::look_alpha(sampling_plan(options_));
   noise_.cv = cv;
   noise_.mde_at_cap = stats::minimum_detectable_step(cv, options_.max_repetitions, look);

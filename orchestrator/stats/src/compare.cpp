@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "culprit/common/lookup.hpp"
+#include "culprit/common/median.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/stats/mann_whitney.hpp"
 #include "culprit/stats/summary.hpp"
@@ -22,7 +23,7 @@ bool has_ties(std::span<const double> a, std::span<const double> b) {
 }
 
 double robust_sd(std::span<const double> samples) {
-  return 1.4826 * summarize(samples).mad;
+  return kMadToNormalSd * summarize(samples).mad;
 }
 
 std::string describe_method(Method method, bool ties) {

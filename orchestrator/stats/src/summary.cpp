@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "culprit/common/median.hpp"
 #include "culprit/errors.hpp"
 #include "input_checks.hpp"
 
@@ -66,7 +67,7 @@ Summary summarize(std::span<const double> samples, double confidence) {
   std::transform(sorted.begin(), sorted.end(), deviations.begin(),
                  [&](double x) { return std::abs(x - s.median); });
   s.mad = median(deviations);
-  if (s.n >= 2) s.robust_cv = s.median != 0 ? 1.4826 * s.mad / std::abs(s.median) : 0;
+  if (s.n >= 2) s.robust_cv = s.median != 0 ? kMadToNormalSd * s.mad / std::abs(s.median) : 0;
 
   // [x_(l), x_(n+1-l)] covers the median with 1 - 2 P(Bin(n, 1/2) <= l - 1); take the
   // largest l that keeps the coverage at or above `confidence`.

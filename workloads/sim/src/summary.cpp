@@ -3,23 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "culprit/common/median.hpp"
+
 namespace sim {
 namespace {
 
 std::int64_t to_true(const TrueClock& clock, std::int64_t raw) {
   const double local = static_cast<double>(raw - kRawClockEpochNs - clock.offset_ns);
   return std::llround(local / (1.0 + clock.drift_ppm * 1e-6));
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower =
-      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return 0.5 * (lower + upper);
 }
 
 }  // namespace
@@ -34,7 +25,8 @@ RunSummary summarize(const SimulatedRun& run, const stepmodel::RunConfig& config
     summary.step_ms.push_back(
         static_cast<double>(run.step_end_ns[static_cast<std::size_t>(s)] - previous) * 1e-6);
   }
-  summary.median_step_ms = median(summary.step_ms);
+  // A run of no steps prints 0, not NaN, in culprit-sim's JSON.
+  summary.median_step_ms = summary.step_ms.empty() ? 0.0 : culprit::median_of(summary.step_ms);
 
   const std::int64_t window_begin =
       warmup == 0 ? 0 : run.step_end_ns[static_cast<std::size_t>(warmup - 1)];

@@ -53,11 +53,12 @@ class LeaveOneOutMedian {
   double below_ = 0, middle_ = 0, above_ = 0;
 };
 
-// 1.4826 * median |x|: the standard deviation of normal noise centred on 0, robust to outliers.
+// kMadToNormalSd * median |x|: the standard deviation of normal noise centred on 0, robust to
+// outliers.
 inline double robust_sigma_about_zero(std::vector<double>& deviations) {
   for (double& d : deviations) d = d < 0 ? -d : d;
   const double mad = median_inplace(deviations);
-  return mad != mad ? 0.0 : 1.4826 * mad;
+  return mad != mad ? 0.0 : kMadToNormalSd * mad;
 }
 
 // Robust coefficient of variation: robust_sigma_about_zero of the deviations from the median,

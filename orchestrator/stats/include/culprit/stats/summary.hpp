@@ -21,7 +21,8 @@ struct Summary {
   double q3 = 0;
   double iqr = 0;
   double mad = 0;  // median absolute deviation from the median (unscaled)
-  // 1.4826 * mad / median (0 when the median is 0); nullopt for one sample, which has no spread.
+  // kMadToNormalSd (1.4826) * mad / median (0 when the median is 0); nullopt for one sample,
+  // which has no spread.
   std::optional<double> robust_cv;
 };
 
