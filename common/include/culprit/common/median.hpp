@@ -1,8 +1,8 @@
 #pragma once
-// The median as every module outside the statistics means it: the middle value, or the mean of
-// the two middle values of an even count (Python's statistics.median, which the tests' oracles
-// use), the simulator's included. The stats module's summaries take the median as their type-7
-// quantile at 1/2, one interpolation family with the quartiles (stats/summary.hpp).
+// The median as every module but stats means it, the simulator too: the middle value, or the
+// mean of the two middle values of an even count (Python's statistics.median, which the tests'
+// oracles use). The stats module's summaries take the median as their type-7 quantile at 1/2,
+// one interpolation family with the quartiles (stats/summary.hpp).
 
 #include <cstddef>
 #include <vector>
