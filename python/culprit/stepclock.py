@@ -32,7 +32,7 @@ from . import runfile, sched
 from .config import ConfigError, RunConfig
 from .dist import environment_rank, host_name, init_distributed
 
-CLOCK_EXCHANGES = 20
+CLOCK_EXCHANGES = 20  # stepclock::kDefaultClockExchanges (stepclock/clock_model.hpp)
 SLEEP_SPIN_TAIL_NS = 1_000_000  # an injected sleep spins its last millisecond (at most 10 %)
 ENV_PREFIXES = ("OMPI_", "SLURM_", "NCCL_", "CUDA_")
 

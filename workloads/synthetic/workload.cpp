@@ -9,12 +9,11 @@
 #include "phase_nvtx.hpp"
 #include "runfile/phase_range.hpp"
 #include "step_runner.hpp"
+#include "stepclock/clock_model.hpp"
 #include "stepclock/stepclock.hpp"
 
 namespace synthetic {
 namespace {
-
-constexpr int kClockExchanges = 20;
 
 std::string number(double value) {
   char text[64];
@@ -84,9 +83,9 @@ void run_workload(const stepmodel::RunConfig& config, const std::string& config_
       : !config.model.schedule.empty() ? make_measured_backend(config, injections)
                                        : make_cpu_backend(config, injections, rank, ranks);
   set_meta(config);
-  stepclock::check(stepclock_sync_start(kClockExchanges), "clock sync");
+  stepclock::check(stepclock_sync_start(stepclock::kDefaultClockExchanges), "clock sync");
   run_steps(*backend, config, injections);
-  stepclock::check(stepclock_sync_end(kClockExchanges), "clock sync");
+  stepclock::check(stepclock_sync_end(stepclock::kDefaultClockExchanges), "clock sync");
   if (stepclock_dropped() > 0) {
     throw std::runtime_error("event buffer overflow: " + std::to_string(stepclock_dropped()) +
                              " events dropped (bug in the capacity estimate)");

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "stepclock/clock_model.hpp"
 #include "stepmodel/config.hpp"
 
 namespace culprit::pmpi {
@@ -15,7 +16,6 @@ constexpr std::int64_t kDefaultEvents = 1 << 20;
 // The stepclock ping-pong, adaptively: a program's ranks come out of MPI_Init at different
 // moments and on a loaded host whole series of round trips can be long, so after 20 exchanges
 // it goes on until one round trip is within 20 us, up to 5000 exchanges or 3 s per rank.
-constexpr int kDefaultSyncExchanges = 20;
 constexpr int kMaxSyncExchanges = 5000;
 constexpr double kTargetRttUs = 20;
 constexpr double kSyncBudgetMs = 3000;
@@ -59,7 +59,7 @@ void Recorder::start(int thread_level) {
     steps_ = StepCounter(config.step_rule.every, config.warmup_steps + config.steps);
     delays_ = DelayPlan(config.inject.delays, rank_);
     sync_exchanges_ = static_cast<int>(
-        integer_from_env("CULPRIT_PMPI_SYNC_EXCHANGES", kDefaultSyncExchanges, 10));
+        integer_from_env("CULPRIT_PMPI_SYNC_EXCHANGES", stepclock::kDefaultClockExchanges, 10));
     if (stepclock_init(MPI_COMM_WORLD,
                        integer_from_env("CULPRIT_PMPI_EVENTS", kDefaultEvents, 1)) != 0) {
       throw std::runtime_error(stepclock_last_error());

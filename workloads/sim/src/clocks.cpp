@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/noise.hpp"
+#include "stepclock/clock_model.hpp"
 
 namespace sim {
 namespace {
@@ -11,7 +12,6 @@ namespace {
 // arrivals that differ by less than a millisecond, as on a real cluster.
 constexpr double kMaxRandomOffsetNs = 1.0e6;
 constexpr double kMaxRandomDriftPpm = 5.0;
-constexpr int kPingPongExchanges = 20;  // as culprit-step
 
 }  // namespace
 
@@ -50,7 +50,7 @@ std::vector<stepclock::ClockModel> estimate_clock_models(const stepmodel::RunCon
     m.rank = static_cast<std::int32_t>(r);
     m.host = "sim";
     m.ref_ns = c.raw(0);
-    m.exchanges = kPingPongExchanges;
+    m.exchanges = stepclock::kDefaultClockExchanges;  // as culprit-step
     if (r == 0) {
       models.push_back(m);
       continue;

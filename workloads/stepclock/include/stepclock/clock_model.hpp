@@ -13,6 +13,11 @@
 
 namespace stepclock {
 
+// Ping-pongs per clock estimate in culprit's own sources: culprit-step, the PMPI interposer's
+// first round (its default), the clock models the simulator states (as culprit-step's), and the
+// Python module's CLOCK_EXCHANGES.
+inline constexpr int kDefaultClockExchanges = 20;
+
 struct PingPong {
   std::int64_t send_ns = 0;  // rank 0's clock
   std::int64_t peer_ns = 0;  // the peer's raw clock
