@@ -16,9 +16,9 @@ import re
 import sys
 import tempfile
 
+from source_tree import source_files
+
 LIMIT = 300
-FOLDERS = ("common", "importers", "orchestrator", "storage", "workloads")
-SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cu", ".h", ".hpp", ".cuh")
 OPENS = re.compile(r"^(class|struct)\s+(?:\[\[\w+\]\]\s+)?(\w+)[^;]*$")
 
 
@@ -45,15 +45,9 @@ def classes_of(text):
 def sizes(root):
     """(lines, name, path, first line) of every class of every checked source, largest first."""
     out = []
-    for top in FOLDERS:
-        for folder, dirs, files in os.walk(os.path.join(root, top)):
-            dirs.sort()
-            for name in sorted(files):
-                if name.endswith(SOURCE_SUFFIXES):
-                    path = os.path.join(folder, name)
-                    with open(path, encoding="utf-8", errors="replace") as f:
-                        out += [(n, c, os.path.relpath(path, root), at)
-                                for n, c, at in classes_of(f.read())]
+    for path in source_files(root):
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            out += [(n, c, path, at) for n, c, at in classes_of(f.read())]
     return sorted(out, reverse=True)
 
 

@@ -27,9 +27,10 @@ import re
 import sys
 import tempfile
 
+from source_tree import source_files as sources_under
+
 GROUPED = ("importers", "orchestrator", "workloads")
 SINGLE = ("common", "storage")
-SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cu", ".h", ".hpp", ".cuh")
 # The group of a module (orchestrator/cli is a group of its own: nothing includes it) and the
 # tier of each group; an edge between groups goes to a lower tier.
 TIERS = {"common": 0, "workloads": 1, "importers": 2, "storage": 2, "orchestrator": 3, "cli": 4}
@@ -54,11 +55,8 @@ def source_files(root):
             tops += [(f"{group}/{d}", f"{group}/{d}") for d in sorted(os.listdir(base))
                      if os.path.isdir(os.path.join(base, d))]
     for module, top in tops:
-        for folder, dirs, files in os.walk(os.path.join(root, top)):
-            dirs.sort()
-            for name in sorted(files):
-                if name.endswith(SOURCE_SUFFIXES):
-                    yield module, os.path.relpath(os.path.join(folder, name), root)
+        for path in sources_under(root, [top]):
+            yield module, path
 
 
 def include_edges(root):

@@ -17,9 +17,9 @@ import re
 import sys
 import tempfile
 
+from source_tree import source_files
+
 OWNERS = ("storage/", "workloads/runfile/", "importers/nsys/")
-CHECKED = ("common/", "importers/", "orchestrator/", "storage/", "workloads/")
-SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cu", ".h", ".hpp", ".cuh")
 RAW_LITERAL = re.compile(r'R"([^(\s]*)\((.*?)\)\1"', re.DOTALL)
 LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 QUOTE_CHARACTER = re.compile(r"'\\?\"'")  # '"' and '\"' open no string
@@ -31,15 +31,10 @@ STATEMENT = re.compile(
 
 def statements(root):
     """Yields (path, line number, literal) of each SQL literal outside the owners."""
-    for top in CHECKED:
-        for folder, dirs, files in os.walk(os.path.join(root, top)):
-            dirs.sort()
-            for name in sorted(files):
-                path = os.path.relpath(os.path.join(folder, name), root)
-                if not name.endswith(SOURCE_SUFFIXES) or path.startswith(OWNERS):
-                    continue
-                with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
-                    yield from file_statements(path, f.read())
+    for path in source_files(root):
+        if not path.startswith(OWNERS):
+            with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+                yield from file_statements(path, f.read())
 
 
 def file_statements(path, text):
