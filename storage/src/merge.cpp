@@ -1,5 +1,6 @@
 #include "culprit/storage/merge.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -8,6 +9,7 @@
 
 #include "culprit/errors.hpp"
 #include "culprit/storage/ingest.hpp"
+#include "culprit/storage/job_setup.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
 #include "runfile/meta_keys.hpp"
@@ -107,20 +109,42 @@ std::int64_t merge_experiment(Db& out, std::int64_t src_id, MergeStats& stats) {
   return id;
 }
 
-std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, std::int64_t src_experiment,
+// Configurations that merge into one (one experiment, one config_hash) are one configuration,
+// and its runs repetitions of one job: an imported label of two stores may hold two jobs.
+void require_one_job(const std::string& experiment, const ConfigurationRecord& first,
+                     const std::string& first_store, const ConfigurationRecord& second,
+                     const std::string& second_store, const std::string& outcome) {
+  const JobSetup a = job_setup(first), b = job_setup(second);
+  if (a == b) return;
+  throw UsageError(
+      "experiment '" + experiment + "', configuration '" + first.label + "': " + first_store +
+      " holds runs of " + describe(a) + ", " + second_store + " of " + describe(b) +
+      ": the runs of one configuration are repetitions of one job setup, and merged "
+      "they would pool two jobs' step times as one sample; " +
+      outcome + ". Import one job's traces again under another --label, then merge that store");
+}
+
+std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, const std::string& experiment,
+                                                          std::int64_t src_experiment,
                                                           std::int64_t out_experiment,
                                                           MergeStats& stats) {
+  const std::vector<ConfigurationRecord> held = list_configurations(out, out_experiment, true);
   Statement read(out, std::string("SELECT ") + kConfigurationColumns +
                           " FROM src.configurations WHERE experiment_id = ?1");
   read.bind(1, src_experiment);
   std::map<std::int64_t, std::int64_t> ids;
   while (read.step()) {
     const ConfigurationRecord c = read_configuration(read);
-    const auto before = out.query_int("SELECT count(*) FROM configurations").value_or(0);
-    ids[c.id] = ensure_configuration(out, out_experiment, c);
-    if (out.query_int("SELECT count(*) FROM configurations").value_or(0) != before) {
+    const auto same = std::find_if(held.begin(), held.end(), [&](const ConfigurationRecord& h) {
+      return h.config_hash == c.config_hash;
+    });
+    if (same != held.end()) {
+      require_one_job(experiment, *same, out.path(), c, "the input",
+                      "nothing of the input was merged");
+    } else {
       ++stats.configurations_added;
     }
+    ids[c.id] = ensure_configuration(out, out_experiment, c);
   }
   return ids;
 }
@@ -199,16 +223,26 @@ void merge_runs(Db& out, std::int64_t src_experiment, std::int64_t out_experimen
 
 void check_merge_inputs(const std::string& output_path, const std::vector<std::string>& inputs) {
   std::map<std::string, std::pair<std::string, std::string>> hash_of;  // name -> (hash, file)
+  // (experiment, config_hash) -> the first store's configuration, and that store
+  std::map<std::pair<std::string, std::string>, std::pair<ConfigurationRecord, std::string>>
+      config_of;
   auto record = [&](Db& db) {
-    Statement read(db, "SELECT name, manifest_hash FROM experiments");
+    Statement read(db, "SELECT id, name, manifest_hash FROM experiments");
     while (read.step()) {
-      const std::string name = read.column_text(0), hash = read.column_text(1);
+      const std::string name = read.column_text(1), hash = read.column_text(2);
       const auto [it, fresh] = hash_of.try_emplace(name, hash, db.path());
       if (!fresh && it->second.first != hash) {
         throw UsageError("experiment '" + name + "' was run from different manifests in " +
                          it->second.second + " and " + db.path() + " (hash " +
                          it->second.first.substr(0, 12) + " vs " + hash.substr(0, 12) +
                          "): merge only shards of the same manifest; nothing was merged");
+      }
+      for (const ConfigurationRecord& c : list_configurations(db, read.column_int(0), true)) {
+        const auto [first, new_one] = config_of.try_emplace({name, c.config_hash}, c, db.path());
+        if (!new_one) {
+          require_one_job(name, first->second.first, first->second.second, c, db.path(),
+                          "nothing was merged");
+        }
       }
     }
   };
@@ -252,7 +286,8 @@ MergeStats merge_store(Db& output, const std::string& input_path) {
   }
   for (std::int64_t src_id : experiments) {
     const std::int64_t out_id = merge_experiment(output, src_id, stats);
-    const auto config_ids = merge_configurations(output, src_id, out_id, stats);
+    const std::string name = experiment_by_id(output, out_id, "main")->name;
+    const auto config_ids = merge_configurations(output, name, src_id, out_id, stats);
     const bool imported =
         experiment_by_id(output, out_id, "main")->manifest_hash == kImportedManifestHash;
     merge_runs(output, src_id, out_id, imported, config_ids, stats);

@@ -19,6 +19,7 @@
 #include "culprit/storage/writer_lock.hpp"
 #include "runfile/meta_keys.hpp"
 #include "stepclock/runfile.hpp"
+#include "stepmodel/config.hpp"
 #include "temp_store.hpp"
 
 namespace fs = std::filesystem;
@@ -208,6 +209,7 @@ TEST_CASE("item 3 (#38): ranks 2 and 3 of a job load as positions 0 and 1 with t
 #include <fstream>
 
 #include "culprit/storage/ingest.hpp"
+#include "culprit/storage/job_setup.hpp"
 #include "culprit/storage/merge.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/records.hpp"
@@ -533,6 +535,83 @@ TEST_CASE("merging imported runs: one capture or one import is one run, else the
   CHECK(merge_store(*db, store_of("t9", "")->path).runs_added == 1);
   CHECK(merge_store(*db, store_of("t1", "d7")->path).runs_added == 1);  // digests differ: another
   CHECK(runs() == "0/0/t1;1/1/t2;2/2/t9;3/3/t1;");
+}
+
+namespace {
+
+// The configuration echo `culprit import` stores: `ranks` of a job of `world_size` ranks.
+std::string import_echo(int ranks, int world_size) {
+  stepmodel::RunConfig c;
+  c.ranks = ranks;
+  c.import = stepmodel::ImportSection{"kineto", "gloo", world_size > ranks, world_size, {}};
+  return stepmodel::to_json(c, stepmodel::JsonFields::kConfiguration);
+}
+
+}  // namespace
+
+TEST_CASE("a configuration's job setup: its ranks, backend and the imported job's size") {
+  ConfigurationRecord c;
+  c.ranks = 2;
+  c.backend = "gloo";
+  c.resolved_json = import_echo(2, 4);
+  CHECK(job_setup(c) == JobSetup{2, "gloo", 4});
+  CHECK(describe(job_setup(c)) == "2 of 4 rank(s) over gloo");
+  c.resolved_json = import_echo(2, 2);
+  CHECK(describe(job_setup(c)) == "2 rank(s) over gloo");
+  c.resolved_json = "{}";  // a launched run's configuration or an older echo: its ranks
+  CHECK(job_setup(c) == JobSetup{2, "gloo", 2});
+  c.resolved_json = "not json";
+  CHECK(job_setup(c) == JobSetup{2, "gloo", 2});
+}
+
+// A 2-of-4 partial import and a whole 2-rank job under one label of two stores were merged into
+// one configuration: two jobs' step times pooled as one sample.
+TEST_CASE("merging refuses one configuration of two job setups, and merges nothing") {
+  int stores = 0;
+  auto store_of = [&stores](int world_size) {
+    auto store = std::make_unique<TempStore>("merge_job_" + std::to_string(++stores));
+    auto db = open_store(store->path);
+    ExperimentRecord e;
+    e.name = "import";
+    e.manifest_hash = kImportedManifestHash;
+    const std::int64_t experiment = insert_experiment(*db, e);
+    ConfigurationRecord c;
+    c.label = "imported";
+    c.backend = "gloo";
+    c.ranks = 2;
+    c.resolved_json = import_echo(2, world_size);
+    c.config_hash = "same label";
+    const std::int64_t config = ensure_configuration(*db, experiment, c);
+    const RunState run = ensure_run(*db, experiment, {config, 0}, 0, 0, "");
+    mark_running(*db, run.id, RunStart{});
+    set_run_meta(*db, run.id, runfile::meta::kStepsDigest, "capture " + std::to_string(stores));
+    finish_ok(*db, run.id, 10);
+    return store;
+  };
+  const auto whole = store_of(2), partial = store_of(4), whole_again = store_of(2);
+  TempStore out("merge_job_out");
+  const std::string refusal = "configuration 'imported': " + whole->path +
+                              " holds runs of 2 rank(s) over gloo, " + partial->path +
+                              " of 2 of 4 rank(s) over gloo: the runs of one configuration are "
+                              "repetitions of one job setup";
+  try {
+    check_merge_inputs(out.path, {whole->path, partial->path});
+    FAIL("two job setups under one configuration were accepted");
+  } catch (const culprit::UsageError& e) {
+    CHECK(std::string(e.what()).find(refusal) != std::string::npos);
+    CHECK(std::string(e.what()).find("nothing was merged") != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(out.path));
+  CHECK_NOTHROW(check_merge_inputs(out.path, {whole->path, whole_again->path}));
+  auto db = open_store(out.path);
+  CHECK(merge_store(*db, whole->path).runs_added == 1);
+  CHECK(merge_store(*db, whole_again->path).runs_added == 1);  // one job, another capture
+  CHECK_THROWS_WITH_AS(merge_store(*db, partial->path),
+                       doctest::Contains("of 2 of 4 rank(s) over gloo: the runs of one "
+                                         "configuration are repetitions of one job setup"),
+                       culprit::UsageError);
+  CHECK(db->query_int("SELECT count(*) FROM runs") == 2);  // the input's transaction rolled back
+  CHECK(db->query_int("SELECT count(*) FROM configurations") == 1);
 }
 
 TEST_CASE("export_steps lists the steps of every run with its configuration") {

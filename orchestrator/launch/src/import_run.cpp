@@ -11,6 +11,7 @@
 #include "culprit/errors.hpp"
 #include "culprit/launch/interrupt.hpp"
 #include "culprit/launch/record_run.hpp"
+#include "culprit/storage/job_setup.hpp"
 #include "culprit/storage/queries.hpp"
 #include "culprit/storage/records.hpp"
 #include "culprit/storage/store.hpp"
@@ -68,16 +69,14 @@ void refuse_second_copy(storage::Db& store, std::int64_t experiment_id,
                    "this one under another --experiment");
 }
 
-// The runs of a configuration are repetitions of one job setup: traces of another rank count or
-// communication backend under its label would pool two jobs' step times as one sample.
-void refuse_other_job(const storage::ConfigurationRecord& c, const ImportedRunRecord& r) {
-  if (c.ranks == r.ranks && c.backend == r.backend) return;
-  const auto job = [](int ranks, const std::string& backend) {
-    return std::to_string(ranks) + " rank(s) over " + backend;
-  };
+// The runs of a configuration are repetitions of one job setup (storage::JobSetup).
+void refuse_other_job(const storage::ConfigurationRecord& stored,
+                      const storage::ConfigurationRecord& imported, const ImportedRunRecord& r) {
+  const storage::JobSetup held = storage::job_setup(stored), these = storage::job_setup(imported);
+  if (held == these) return;
   throw UsageError("configuration '" + r.label + "' of experiment '" + r.experiment +
-                   "' holds runs of " + job(c.ranks, c.backend) + "; these traces are " +
-                   job(r.ranks, r.backend) +
+                   "' holds runs of " + storage::describe(held) + "; these traces are " +
+                   storage::describe(these) +
                    ": the runs of one configuration are repetitions of one job setup. Import them "
                    "under another --label (compare then sets the two side by side)");
 }
@@ -114,27 +113,26 @@ struct ImportConfiguration {
 // another label takes the baseline over from it.
 ImportConfiguration ensure_import_configuration(storage::Db& store, std::int64_t experiment_id,
                                                 const ImportedRunRecord& r) {
-  const std::string config_hash = sha256_hex("culprit import:" + r.label);
-  const std::vector<storage::ConfigurationRecord> existing =
-      storage::list_configurations(store, experiment_id);
-  ImportConfiguration out;
-  for (const storage::ConfigurationRecord& other : existing) {
-    if (other.label == r.label) refuse_other_job(other, r);
-    if (other.is_baseline && other.label != r.label && r.label == "baseline") {
-      out.baseline_was = other.label;
-    }
-  }
   storage::ConfigurationRecord c;
   c.label = r.label;
   c.factor = "import";
   c.level_json = Json(r.label).dump();
-  c.is_baseline = r.label == "baseline" || existing.empty();
   c.version = r.label;
   c.backend = r.backend;
   c.ranks = r.ranks;
   c.command_json = r.command_json;
   c.resolved_json = r.resolved_json;
-  c.config_hash = config_hash;
+  c.config_hash = sha256_hex("culprit import:" + r.label);
+  const std::vector<storage::ConfigurationRecord> existing =
+      storage::list_configurations(store, experiment_id);
+  ImportConfiguration out;
+  for (const storage::ConfigurationRecord& other : existing) {
+    if (other.label == r.label) refuse_other_job(other, c, r);
+    if (other.is_baseline && other.label != r.label && r.label == "baseline") {
+      out.baseline_was = other.label;
+    }
+  }
+  c.is_baseline = r.label == "baseline" || existing.empty();
   out.id = storage::ensure_configuration(store, experiment_id, c);
   out.baseline = c.is_baseline;
   for (const storage::ConfigurationRecord& other : existing) {

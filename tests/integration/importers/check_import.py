@@ -478,6 +478,22 @@ def mode_bad():
                        needle="configuration 'imported' of experiment 'import' holds runs of 2 "
                               "rank(s) over gloo; these traces are 4 rank(s) over gloo")
     check("another --label" in p.stderr, "bad/a 4-rank job under a 2-rank label: says what to do")
+    # another job at the same rank count: 2 of the 4-rank job's ranks, partial, under the label
+    # of the whole 2-rank job (their steps took 84 and 41 ms: one sample, they would widen it)
+    four = os.path.join(TRACES, "torch-ddp", "ddp4-matmul-layer1", "kineto")
+    two_of_four = [os.path.join(four, "rank0.json.gz"), os.path.join(four, "rank1.json.gz")]
+    expect_refused("2 of a 4-rank job under a 2-rank label", two_of_four, ["--partial"],
+                   needle="holds runs of 2 rank(s) over gloo; these traces are 2 of 4 rank(s) over gloo")
+    # ... and the same two jobs under one label of two stores: merge refuses before writing
+    other, merged = fresh("two-of-four.db"), fresh("merged-jobs.db")
+    p = run(["import"] + two_of_four + ["--partial", "--db", other])
+    check(p.returncode == 0, f"bad: 2 of 4 ranks import into a store of their own ({p.stderr.strip()[:200]})")
+    p = run(["merge", merged, db, other], expect=2)
+    check(p.returncode == 2 and f"{db} holds runs of 2 rank(s) over gloo, {other} of 2 of 4 rank(s) "
+          "over gloo: the runs of one configuration are repetitions of one job setup" in p.stderr
+          and "nothing was merged" in p.stderr,
+          f"bad/merge of two jobs under one label: exit 2 and both named ({p.returncode}: {p.stderr.strip()[:300]})")
+    check(not os.path.exists(merged), "bad/merge of two jobs under one label: no output store made")
     # collectives that do not match: rank 1 of another run with fewer steps' worth of calls
     d = os.path.join(bad, "mixed")
     os.makedirs(d)

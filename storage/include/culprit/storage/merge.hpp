@@ -22,13 +22,15 @@ struct MergeStats {
 };
 
 // Checks every input before anything is written (OUT is not even created): each exists, is a
-// culprit store, is not OUT, and no experiment has different manifests in two of them or in
-// OUT. Throws culprit::UsageError naming the file.
+// culprit store, is not OUT, no experiment has different manifests in two of them or in OUT,
+// and no configuration (experiment, config_hash) is two job setups there (storage::JobSetup).
+// Throws culprit::UsageError naming the file.
 void check_merge_inputs(const std::string& output_path, const std::vector<std::string>& inputs);
 
 // Merges the store at `input_path` into `output` in one transaction.
 // Throws culprit::UsageError when the input is missing, not a store of this schema version,
-// the output itself, or holds an experiment whose manifest differs from the output's.
+// the output itself, or holds an experiment whose manifest differs from the output's or a
+// configuration whose job setup differs from the output's (nothing of the input is merged).
 MergeStats merge_store(Db& output, const std::string& input_path);
 
 }  // namespace culprit::storage

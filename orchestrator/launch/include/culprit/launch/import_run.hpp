@@ -40,8 +40,8 @@ struct StoredImport {
 // first); each import of one label is a new repetition. Throws culprit::UsageError when the
 // experiment was run from a manifest, when an `ok` run of the experiment has the same run meta
 // `steps_digest` as the contents (one capture stored twice would count as two samples), or when
-// the configuration's `ranks` or `backend` differ from the record's (its runs are repetitions
-// of one job setup).
+// the configuration's job setup (storage::JobSetup: ranks, backend, the traced job's size)
+// differs from the record's (its runs are repetitions of one job setup).
 StoredImport store_imported_run(storage::Db& store, const ImportedRunRecord& record);
 
 struct ImportOutcome {
