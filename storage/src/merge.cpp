@@ -124,7 +124,8 @@ void require_one_job(const std::string& experiment, const ConfigurationRecord& f
       outcome + ". Import one job's traces again under another --label, then merge that store");
 }
 
-std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, const std::string& experiment,
+std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, const std::string& input_path,
+                                                          const std::string& experiment,
                                                           std::int64_t src_experiment,
                                                           std::int64_t out_experiment,
                                                           MergeStats& stats) {
@@ -139,8 +140,8 @@ std::map<std::int64_t, std::int64_t> merge_configurations(Db& out, const std::st
       return h.config_hash == c.config_hash;
     });
     if (same != held.end()) {
-      require_one_job(experiment, *same, out.path(), c, "the input",
-                      "nothing of the input was merged");
+      require_one_job(experiment, *same, out.path(), c, input_path,
+                      "nothing of " + input_path + " was merged");
     } else {
       ++stats.configurations_added;
     }
@@ -287,7 +288,7 @@ MergeStats merge_store(Db& output, const std::string& input_path) {
   for (std::int64_t src_id : experiments) {
     const std::int64_t out_id = merge_experiment(output, src_id, stats);
     const std::string name = experiment_by_id(output, out_id, "main")->name;
-    const auto config_ids = merge_configurations(output, name, src_id, out_id, stats);
+    const auto config_ids = merge_configurations(output, input_path, name, src_id, out_id, stats);
     const bool imported =
         experiment_by_id(output, out_id, "main")->manifest_hash == kImportedManifestHash;
     merge_runs(output, src_id, out_id, imported, config_ids, stats);
