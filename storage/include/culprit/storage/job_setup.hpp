@@ -21,8 +21,9 @@ struct JobSetup {
   bool operator==(const JobSetup&) const = default;
 };
 
-// The setup of `config`. An echo without the job's size (a store written before the echo had
-// an import section, whose import.world_size then reads as 1) counts as a whole job of its ranks.
+// The setup of `config`. An echo that does not tell a larger job (no import section, one that
+// does not parse, as some older stores keep, or an import.world_size not above the ranks) counts
+// as a whole job of its ranks.
 JobSetup job_setup(const ConfigurationRecord& config);
 
 // "2 rank(s) over gloo", or "2 of 4 rank(s) over gloo" for a partial import.
