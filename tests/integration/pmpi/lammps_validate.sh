@@ -87,10 +87,33 @@ print("validate: accuracy", v["accuracy"], "cases", len(v["cases"]), "controls",
       "false positives", v["false_positives"])
 assert len(v["cases"]) == 8, v
 # A run in which a rank measurably waited for a CPU (another process on its core; the blame's
-# `environment` says how long, from the rank's own step wait) is blamed on the environment, as
-# attribute is built to; at most one of the 8 may be, every other case is a hit.
-environment = [c for c in v["cases"] if not c["hit"] and c["blamed"] and c["blamed"]["environment"]]
-assert v["hits"] + len(environment) == 8 and len(environment) <= 1, v
+# `environment` says how long) is blamed on the environment, as attribute is built to: validate
+# counts it neither a hit nor a miss. Beside a busy core the 20 ms spin on rank 1 shares the
+# other core with rank 0 spinning in its all-reduce and waits about half its phase for a CPU
+# (labelled in 2 of 24 such cases, twice in one sweep once). Every case names the injected rank
+# and phase; one that is not a hit is labelled the environment, and the label must be backed by
+# the wait its rank recorded (the raw provenance, not the analysis).
+def recorded_wait_ms(run, rank):
+    """The median over the delayed steps of the rank's recorded CPU wait per step (ms)."""
+    (text,) = db.execute("SELECT value FROM provenance WHERE run_id = ? AND rank = ? "
+                         "AND key = 'sched.step_wait_ns'", (run, rank)).fetchone()
+    waits = sorted(int(ns) / 1e6 for step, ns in (p.split(":") for p in text.split(","))
+                   if 40 <= int(step) <= 99)
+    return waits[len(waits) // 2]
+
+environment = [c for c in v["cases"] if not c["hit"]]
+for c in v["cases"]:
+    assert c["blamed"] and (c["blamed"]["rank"], c["blamed"]["phase"]) == \
+        (c["injected"]["rank"], c["injected"]["phase"]), c
+for c in environment:
+    waited = recorded_wait_ms(c["run"], c["injected"]["rank"])
+    print(f"environment: run {c['run']} ({c['config']}): rank {c['injected']['rank']} recorded "
+          f"{waited:.2f} ms of CPU wait per step, blamed {c['blamed']['ms']:.2f} ms")
+    assert c["blamed"]["environment"], c
+    # The analysis labels a wait beyond its peers' of at least half the cost; its own recorded
+    # wait is at least that (the peers' counted wait and the what-if cost differ a little).
+    assert waited >= 0.4 * c["blamed"]["ms"], (c, waited)
+assert v["hits"] + len(environment) == 8, v
 assert v["controls"] == 2 and v["false_positives"] == 0, v
 for c in v["cases"]:
     # Never less than 75 % of the delay. On a loaded host a sleep can wake up late and a spin be
