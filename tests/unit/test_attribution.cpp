@@ -486,8 +486,8 @@ TEST_CASE("where collectives' waits are measured, only the wait outside them is 
   const analysis::RunAttribution machine = analysis::attribute_run(run);
   CHECK_FALSE(machine.culprit.is_code());
   CHECK(contains_text(machine.culprit.environment,
-                      "rank 2 waited for a CPU 40.00 ms per step more than its peers (40.00 ms in "
-                      "all, outside its collectives)"));
+                      "rank 2 waited for a CPU 40.00 ms per step more than its peers (its own "
+                      "wait 40.00 ms per step, counted outside its collectives)"));
 }
 
 TEST_CASE("idle waits at collectives: blocked before the last arrival, not computing, not after") {

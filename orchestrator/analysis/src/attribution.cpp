@@ -197,9 +197,9 @@ std::string environment_of(const Timeline& timeline,
   if (!(costs > 0) || waited < 0.5 * costs || waited < 0.01 * a.median_step_ms) return {};
   return fmt::format(
       "in the steps it was blamed for, rank {} waited for a CPU {:.2f} ms per step more than its "
-      "peers ({:.2f} ms in all, {}), {:.0f} % of the {:.2f} ms it cost - another process shared "
-      "its core; this is the environment, not the code (bind the ranks away from other work, or "
-      "use a quieter machine, and measure again)",
+      "peers (its own wait {:.2f} ms per step, counted {}), {:.0f} % of the {:.2f} ms it cost - "
+      "another process shared its core; this is the environment, not the code (bind the ranks "
+      "away from other work, or use a quieter machine, and measure again)",
       run.rank_id(culprit.rank), waited, median_inplace(own_wait),
       measured ? "outside its collectives" : "beyond its idle waits at collectives",
       100 * std::min(1.0, waited / costs), costs);
