@@ -252,6 +252,11 @@ void check_merge_inputs(const std::string& output_path, const std::vector<std::s
     record(*open_existing_store(output_path));
   }
   for (const std::string& input : inputs) {
+    if (fs::is_directory(input)) {
+      throw UsageError("shard database " + input +
+                       " is a folder, not a database file: name the shard's .db; nothing was "
+                       "merged");
+    }
     if (!fs::is_regular_file(input)) {
       throw UsageError("shard database " + input + " does not exist; nothing was merged");
     }

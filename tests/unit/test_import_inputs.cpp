@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "culprit/common/named_file.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/import.hpp"
 #include "culprit/importers/input.hpp"
@@ -227,4 +228,33 @@ TEST_CASE("a byte-order mark is read; a folder's config.json, .JSON and subfolde
   fs::remove_all(dir);
   fs::remove_all(upper);
   fs::remove_all(outer);
+}
+
+TEST_CASE("a named file: its bytes whole, a folder and a missing path said as such") {
+  const fs::path dir = fresh_dir("named");
+  // Binary bytes, NULs included, over several of the reader's 64 KiB chunks and not a multiple.
+  std::string bytes;
+  for (int i = 0; i < 200'003; ++i) bytes.push_back(static_cast<char>((i * 7919) % 256));
+  write(dir / "blob.bin", bytes);
+  const std::string read = culprit::read_named_file((dir / "blob.bin").string(), "a blob");
+  CHECK(read == bytes);
+  CHECK(read.capacity() >= bytes.size() + 64);  // a JSON tokenizer's padding, no copy
+  write(dir / "empty.csv", "");
+  CHECK(culprit::read_named_file((dir / "empty.csv").string(), "a blob").empty());
+  // A folder opened as a stream failed inside the library: "basic_filebuf::underflow error
+  // reading the file: Is a directory", exit 1 (`culprit why FOLDER`).
+  CHECK_THROWS_WITH_AS(
+      culprit::read_named_file(dir.string(), "an ncu CSV export"),
+      (dir.string() + ": is a folder, not an ncu CSV export; name the file itself").c_str(),
+      culprit::UsageError);
+  CHECK_THROWS_WITH_AS(
+      culprit::read_named_file((dir / "none.csv").string(), "a peaks file"),
+      ((dir / "none.csv").string() + ": no such file; check the path to a peaks file").c_str(),
+      culprit::UsageError);
+  // The trace reader goes through it.
+  CHECK_THROWS_WITH_AS(
+      read_input(dir.string()),
+      (dir.string() + ": is a folder, not a profiler trace; name the file itself").c_str(),
+      culprit::UsageError);
+  fs::remove_all(dir);
 }

@@ -4,9 +4,9 @@
 #include <simdjson.h>
 #include <zlib.h>
 
-#include <fstream>
 #include <memory>
 
+#include "culprit/common/named_file.hpp"
 #include "culprit/common/utf8.hpp"
 #include "culprit/errors.hpp"
 
@@ -114,16 +114,7 @@ std::string gunzip(const std::string& bytes, const std::string& file) {
 }
 
 std::string read_input(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open the file");
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(0, std::ios::beg);
-  std::string bytes;
-  bytes.reserve(size + 64);  // room for a JSON tokenizer's padding, no copy later
-  bytes.resize(size);
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (!in) throw UsageError(path + ": read error");
+  std::string bytes = read_named_file(path, "a profiler trace");
   if (is_gzip(bytes)) bytes = gunzip(bytes, path);
   // A byte-order mark (some editors and Windows tools write one) was "not a profiler trace".
   if (bytes.starts_with("\xEF\xBB\xBF")) bytes.replace(0, 3, "   ");

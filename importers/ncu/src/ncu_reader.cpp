@@ -1,10 +1,10 @@
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
 #include <utility>
 
+#include "culprit/common/named_file.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/csv_lines.hpp"
 #include "culprit/importers/ncu.hpp"
@@ -262,10 +262,7 @@ Report read_ncu(const std::string& path) {
                      "first: " +
                      convert_command(path));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open the file");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_ncu_csv(bytes, path);
+  return parse_ncu_csv(read_named_file(path, "an ncu CSV export"), path);
 }
 
 }  // namespace culprit::importers::ncu

@@ -1,11 +1,10 @@
 #include "culprit/importers/peaks.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <vector>
 
+#include "culprit/common/named_file.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/csv_lines.hpp"
 #include "culprit/importers/units.hpp"
@@ -71,9 +70,7 @@ Peaks parse_peaks(const std::string& bytes, const std::string& file) {
 }
 
 Peaks read_peaks(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open the peaks file");
-  return parse_peaks(std::string((std::istreambuf_iterator<char>(in)), {}), path);
+  return parse_peaks(read_named_file(path, "a peaks file"), path);
 }
 
 }  // namespace culprit::importers

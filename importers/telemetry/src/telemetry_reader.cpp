@@ -1,10 +1,9 @@
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <sstream>
 
+#include "culprit/common/named_file.hpp"
 #include "culprit/errors.hpp"
 #include "culprit/importers/csv_lines.hpp"
 #include "culprit/importers/telemetry.hpp"
@@ -256,9 +255,7 @@ Series parse_telemetry(const std::string& bytes, const std::string& file, Format
 }
 
 Series read_telemetry(const std::string& path, Format format) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open the file");
-  return parse_telemetry(std::string((std::istreambuf_iterator<char>(in)), {}), path, format);
+  return parse_telemetry(read_named_file(path, "a GPU telemetry file"), path, format);
 }
 
 }  // namespace culprit::importers::telemetry

@@ -113,6 +113,10 @@ expect_log "the conflict is named" "--json and --format csv ask for two formats"
 expect_rc "merge with a missing input" 2 "$CULPRIT" merge merged.db s.db missing.db
 expect_log "the missing input is named" "shard database missing.db does not exist; nothing was merged"
 [[ ! -e merged.db ]] || fail "merge created OUT before it checked its inputs"
+mkdir -p shards
+expect_rc "merge with a folder as input" 2 "$CULPRIT" merge merged.db s.db shards
+expect_log "the folder is said to be one" "shard database shards is a folder, not a database file: name the shard's .db; nothing was merged"
+[[ ! -e merged.db ]] || fail "merge created OUT before it checked a folder input"
 expect_rc "merge with a garbage input" 2 "$CULPRIT" merge merged.db s.db garbage.db
 [[ ! -e merged.db ]] || fail "merge created OUT before it checked a garbage input"
 sed 's/^steps = 4/steps = 5/' "$MANIFEST" > changed.toml

@@ -245,4 +245,25 @@ for bad in "--flops nan" "--flops -5" "--ideal-bytes 0" "--launches-per-step inf
   [ "$rc" = 2 ] || { echo "why $bad: exit $rc"; exit 1; }
   grep -q "culprit: error: ${bad%% *} must be a" bad.err || { cat bad.err; exit 1; }
 done
+# A folder where a file belongs (an export, a peaks or telemetry file): exit 2 naming it and what
+# it should have been (it was an internal error, exit 1), nothing stored.
+mkdir -p afolder
+rows=$(sqlite3 w.db "SELECT (SELECT count(*) FROM run_kernel_counters) + (SELECT count(*) FROM run_telemetry)")
+check_folder() {  # check_folder WHAT-IT-SHOULD-BE ARGS...
+  local what=$1
+  shift
+  set +e
+  "$bin/culprit" "$@" 2> folder.err; rc=$?
+  set -e
+  [ "$rc" = 2 ] || { echo "culprit $*: exit $rc"; cat folder.err; exit 1; }
+  grep -qx "culprit: error: afolder: is a folder, not $what; name the file itself" folder.err ||
+    { cat folder.err; exit 1; }
+}
+check_folder "an ncu CSV export" import afolder --format ncu --db w.db --attach "$cand"
+check_folder "a GPU telemetry file" import afolder --format nvidia-smi --db w.db --attach "$cand"
+check_folder "an ncu CSV export" why afolder
+check_folder "an ncu CSV export" why "$ncu/gemm_naive.csv" afolder
+check_folder "a peaks file" why "$ncu/gemm_naive.csv" --peaks afolder
+check_folder "a GPU telemetry file" why "$ncu/gemm_naive.csv" --telemetry afolder --rank 3
+[ "$(sqlite3 w.db "SELECT (SELECT count(*) FROM run_kernel_counters) + (SELECT count(*) FROM run_telemetry)")" = "$rows" ]
 echo "ok: why chain on a stored run"
