@@ -580,6 +580,47 @@ schedule = [{ name = "layer0", ms = 1 }]
             .find("compute = \"sleep\"") != std::string::npos);
 }
 
+TEST_CASE("a measured schedule of a PMPI run: its compute>CALL names are delay phases") {
+  // What `culprit reduce` writes for a run measured under the interposer: the simulator replays
+  // the measured names, so a delay of one needs no instrument "pmpi" (it was refused).
+  const std::string base = R"([experiment]
+name = "m"
+steps = 5
+[baseline]
+ranks = 2
+backend = "sim"
+[baseline.model]
+compute = "sleep"
+schedule = [
+  { name = "compute>MPI_Allreduce", layer = 0, ms = 0.5 },
+  { name = "MPI_Allreduce", collective = true, seq = 0, bytes = 4, ms = 0.01 },
+]
+)";
+  const Manifest ok = parse_manifest(base + R"([[vary]]
+factor = "delay"
+levels = [{ rank = 1, phase = "compute>MPI_Allreduce", layer = 0, ms = 10 }]
+)",
+                                     "m.toml");
+  const Plan plan = make_plan(ok, 1);
+  REQUIRE(plan.configs.size() == 2);
+  const stepmodel::RunConfig resolved = stepmodel::parse_run_config(plan.configs[1].resolved_json);
+  REQUIRE(resolved.inject.delays.size() == 1);
+  CHECK(resolved.inject.delays[0].phase == "compute>MPI_Allreduce");
+  CHECK_FALSE(stepmodel::needs_pmpi(resolved.model, "compute>MPI_Allreduce"));
+  // A PMPI phase the schedule does not name still needs the interposer, in the manifest and in
+  // the resolved configuration the workload reads.
+  CHECK(stepmodel::needs_pmpi(resolved.model, "compute>MPI_Wait"));
+  CHECK_FALSE(stepmodel::needs_pmpi(resolved.model, "layer0"));
+  const std::string wrong = error_of(base + R"([[vary]]
+factor = "delay"
+levels = [{ rank = 1, phase = "compute>MPI_Wait", ms = 10 }]
+)");
+  CHECK(wrong.find("vary[0].levels[0].phase") != std::string::npos);
+  CHECK(wrong.find("expected one of \"compute>MPI_Allreduce\", \"MPI_Allreduce\"") !=
+        std::string::npos);
+  CHECK(wrong.find("write for example phase = \"compute>MPI_Allreduce\"") != std::string::npos);
+}
+
 TEST_CASE("[launch]: launcher, ranks_per_node, binding and extra_args are read and validated") {
   const Manifest m = parse_manifest(R"([launch]
 launcher = "srun"

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 
 #include "analysis/synthetic_run.hpp"
@@ -202,6 +203,60 @@ TEST_CASE("waiting for a collective is not a host gap; pieces in some steps only
   CHECK(tail.ms == doctest::Approx(0.6));      // median of 0.5 and 0.5 + the folded 0.2
   CHECK(c.phases[4].phase.name == "optimizer");
   CHECK_FALSE(c.phases[4].phase.waits);
+}
+
+namespace {
+// Rank r's steps: in every fourth step an `exchange` first (as LAMMPS's MPI_Sendrecv of the
+// steps that move atoms, `hiccup` ms longer on rank 1 there), then `work` (3 ms, `slow` more on
+// rank 1 every step), then an all-reduce that completes when both have arrived.
+culprit::storage::RunData exchanging_run(double slow, double hiccup, int run_id) {
+  culprit::testing::RunBuilder b(2, 2);
+  for (int step = 0; step < 14; ++step) {
+    const double t0 = step * 30.0;
+    const bool exchange = step % 4 == 1;
+    auto arrival = [&](int r) {
+      return t0 + (exchange ? 1.0 + (r == 1 ? hiccup : 0.0) : 0.0) + 3.0 + (r == 1 ? slow : 0.0) +
+             0.01 * (step % 3);
+    };
+    const double last = std::max(arrival(0), arrival(1));
+    for (int r = 0; r < 2; ++r) {
+      const double work = arrival(r) - 3.0 - (r == 1 ? slow : 0.0) - 0.01 * (step % 3);
+      b.step(r, step, t0, last + 0.3);
+      if (exchange) b.phase(r, step, 0, -1, "exchange", t0, work);
+      b.phase(r, step, 0, -1, "work", work, arrival(r));
+      b.collective(r, step, 0, arrival(r), last + 0.2);
+    }
+  }
+  culprit::storage::RunData run = b.build();
+  run.run_id = run_id;
+  return run;
+}
+}  // namespace
+
+TEST_CASE("a straggler in a phase the model left out is said, not injected") {
+  // The reduction of a LAMMPS run under PMPI injected a delay on MPI_Sendrecv, a phase of only
+  // some steps that the calibration leaves out: the workload refused the planned configuration
+  // ("unknown phase 'MPI_Sendrecv'", an internal error).
+  const auto baseline = exchanging_run(0.0, 0.0, 1);
+  const auto candidate = exchanging_run(2.0, 6.0, 2);
+  const auto r = reduce_runs(baseline, candidate, {}, {});
+  const auto c = calibrate(baseline);
+  CHECK(std::none_of(c.phases.begin(), c.phases.end(),
+                     [](const auto& p) { return p.phase.name == "exchange"; }));
+  REQUIRE(r.causes.size() == 1);
+  CHECK(r.causes[0].phase == "work");
+  CHECK(r.causes[0].rank == 1);
+  const auto said =
+      std::find_if(r.not_reproduced.begin(), r.not_reproduced.end(),
+                   [](const std::string& m) { return m.starts_with("rank 1 exchange"); });
+  REQUIRE(said != r.not_reproduced.end());
+  // The hiccup steps (2 warm-up steps, then every fourth from step 1), each with its excess.
+  CHECK(said->find("+6.00 ms in step 5, +6.00 ms in step 9, +6.00 ms in step 13") !=
+        std::string::npos);
+  CHECK(said->find("the model has no exchange") != std::string::npos);
+  // The manifest it writes plans: every delay names a phase of the schedule.
+  const auto reduced = culprit::reduce::reduced_manifest(r, {});
+  CHECK_NOTHROW(culprit::manifest::make_plan(reduced.manifest));
 }
 
 TEST_CASE("repetitions: enough for the control to decide at the margin, 8 to 60") {

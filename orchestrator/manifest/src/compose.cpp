@@ -7,7 +7,6 @@
 #include "diagnostics.hpp"
 #include "parse_inject.hpp"
 #include "stepmodel/config.hpp"
-#include "stepmodel/pmpi_calls.hpp"
 
 namespace culprit::manifest::detail {
 namespace {
@@ -66,7 +65,7 @@ class ConfigChecker {
   void delay(const DelayInjection& d, const std::string& path, const SourceLocation& where) {
     if (d.rank != stepmodel::kEveryRank) rank(d.rank, path, where);
     const bool pmpi = run_.instrument == "pmpi";
-    if (stepmodel::is_pmpi_phase(d.phase) != pmpi) {
+    if (stepmodel::needs_pmpi(run_.model, d.phase) != pmpi) {
       diag_.add(where, path + ".phase",
                 pmpi ? "a compute phase before an MPI call (\"compute>MPI_Allreduce\") with "
                        "instrument \"pmpi\"" +

@@ -108,9 +108,11 @@ std::optional<Located<stepmodel::DelayInjection>> parse_delay(TomlReader& reader
   if (const toml::node* phase =
           reader.required(*entry, "phase", path, "a phase name", "phase = \"gemm.fwd\"")) {
     const std::vector<std::string> none;
+    const std::vector<std::string> phases = any_phase ? none : reader.delay_phases();
+    // The example is one of this step's phases (a measured schedule has no gemm.fwd).
     if (auto value =
-            reader.text(*phase, child_path(path, "phase"), any_phase ? none : reader.delay_phases(),
-                        "phase = \"gemm.fwd\"")) {
+            reader.text(*phase, child_path(path, "phase"), phases,
+                        "phase = \"" + (phases.empty() ? "gemm.fwd" : phases.front()) + "\"")) {
       if (std::any_of(value->begin(), value->end(),
                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
         reader.problem(reader.at(*phase), child_path(path, "phase"),

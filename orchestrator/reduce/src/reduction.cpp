@@ -268,6 +268,30 @@ bool keep_cause(Cause& cause, double median_step_ms, double floor_ms) {
   return true;
 }
 
+// Whether the calibrated schedule has a phase of that name: a delay on any other is refused by
+// the workload that replays the model (stepmodel::delay_phase_names).
+bool in_model(const Calibration& model, const std::string& phase) {
+  return std::any_of(model.phases.begin(), model.phases.end(),
+                     [&](const CalibratedPhase& p) { return p.phase.name == phase; });
+}
+
+// A straggler in a phase the model left out (present in only some of the baseline's steps, as
+// a PMPI run's MPI_Sendrecv of the steps that exchange atoms): said, not injected.
+std::string not_in_model(const Cause& cause) {
+  std::map<int, double> per_step;  // step_first -1: every step
+  for (const auto& d : cause.delays) per_step[d.step_first] += d.ms;
+  std::string amount;
+  for (const auto& [step, ms] : per_step) {
+    amount += (amount.empty() ? "" : ", ") + fixed(ms) + " ms" +
+              (step < 0 ? " per step" : " in step " + std::to_string(step));
+  }
+  return "rank " + std::to_string(cause.original_rank) + " " + cause.phase +
+         (cause.layer >= 0 ? " layer " + std::to_string(cause.layer) : "") + " " + amount +
+         ": the model has no " + cause.phase +
+         " (the baseline run has it in only some steps, or not at all); add it to model.schedule "
+         "to test it";
+}
+
 // Stragglers: the steps' first divergences, grouped by (rank, phase, layer).
 void add_stragglers(Reduction& r, const Timeline& t, const RunAttribution& cand_attr,
                     int steady_steps, double floor_ms) {
@@ -282,6 +306,10 @@ void add_stragglers(Reduction& r, const Timeline& t, const RunAttribution& cand_
   for (const auto& [key, steps] : groups) {
     Cause cause = straggler_cause(t, ps, key, steps, steady_steps, r.ranks);
     if (!keep_cause(cause, r.baseline.median_step_ms, floor_ms)) continue;
+    if (!in_model(r.baseline, cause.phase)) {
+      r.not_reproduced.push_back(not_in_model(cause));
+      continue;
+    }
     for (const ExplainedComponent& e : r.original.components) {
       if (e.category == Category::kStraggler && e.rank == key.rank && e.phase == key.phase &&
           e.layer == key.layer) {

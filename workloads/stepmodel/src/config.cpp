@@ -309,7 +309,7 @@ RunConfig parse_run_config(const std::string& json_text, PhaseNames names) {
     if (c.step_rule.every < 1) fail("step_rule.every", "must be >= 1");
   }
   for (const DelayInjection& d : c.inject.delays) {
-    if (names == PhaseNames::kChecked && is_pmpi_phase(d.phase) != (c.instrument == "pmpi")) {
+    if (names == PhaseNames::kChecked && needs_pmpi(c.model, d.phase) != (c.instrument == "pmpi")) {
       fail("inject.delays.phase",
            "phase '" + d.phase + "' needs " +
                (c.instrument == "pmpi" ? "a built-in workload" : "instrument \"pmpi\""));
@@ -327,6 +327,12 @@ std::vector<std::string> delay_phase_names(const ModelConfig& model) {
     if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
   }
   return names;
+}
+
+bool needs_pmpi(const ModelConfig& model, const std::string& phase) {
+  if (!is_pmpi_phase(phase)) return false;
+  return std::none_of(model.schedule.begin(), model.schedule.end(),
+                      [&](const SchedulePhase& s) { return s.name == phase; });
 }
 
 std::string read_run_config_text(const std::string& path) {

@@ -152,6 +152,11 @@ RunConfig parse_run_config(const std::string& json_text, PhaseNames names = Phas
 // The phase names a delay may target under this model: the schedule's names, or the five
 // phases of the GEMM step.
 std::vector<std::string> delay_phase_names(const ModelConfig& model);
+// Whether a delay of `phase` needs instrument "pmpi": a PMPI compute phase
+// ("compute>MPI_Allreduce") that the model's measured schedule does not name. A run measured
+// under the interposer, reduced (`culprit reduce`), keeps its phase names in the schedule that
+// culprit-step or culprit-sim then replays, with no MPI program to interpose.
+bool needs_pmpi(const ModelConfig& model, const std::string& phase);
 // The text of the resolved configuration file at path (a workload echoes it into its run file);
 // throws std::invalid_argument naming the path when it cannot be read.
 std::string read_run_config_text(const std::string& path);
