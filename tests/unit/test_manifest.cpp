@@ -30,6 +30,14 @@ using culprit::sha256_hex;
 
 namespace {
 
+// A simulated 2-rank experiment of 5 steps whose step is the measured schedule of `entries`
+// (the items of the TOML array, one a line).
+std::string measured_schedule(const std::string& entries) {
+  return "[experiment]\nname = \"m\"\nsteps = 5\n[baseline]\nranks = 2\nbackend = \"sim\"\n"
+         "[baseline.model]\ncompute = \"sleep\"\nschedule = [\n" +
+         entries + "]\n";
+}
+
 const fs::path kData = CULPRIT_TEST_DATA;
 const fs::path kExperiments = CULPRIT_EXPERIMENTS;
 
@@ -509,20 +517,10 @@ TEST_CASE("a missing file is a usage error naming the path") {
 }
 
 TEST_CASE("a measured schedule: region names become delay phases, rank \"all\", reduced_from") {
-  const std::string base = R"([experiment]
-name = "m"
-steps = 5
-[baseline]
-ranks = 2
-backend = "sim"
-[baseline.model]
-compute = "sleep"
-schedule = [
-  { name = "layer0", ms = 2.5 },
+  const std::string base = measured_schedule(R"(  { name = "layer0", ms = 2.5 },
   { name = "layer2", ms = 1.5, gap_ms = 0.1 },
   { name = "allreduce", collective = true, seq = 0, bytes = 4096, ms = 0.5 },
-]
-[reduced_from]
+)") + R"([reduced_from]
 baseline_run = 1
 candidate_run = 2
 baseline_median_ms = 5
@@ -583,19 +581,10 @@ schedule = [{ name = "layer0", ms = 1 }]
 TEST_CASE("a measured schedule of a PMPI run: its compute>CALL names are delay phases") {
   // What `culprit reduce` writes for a run measured under the interposer: the simulator replays
   // the measured names, so a delay of one needs no instrument "pmpi" (it was refused).
-  const std::string base = R"([experiment]
-name = "m"
-steps = 5
-[baseline]
-ranks = 2
-backend = "sim"
-[baseline.model]
-compute = "sleep"
-schedule = [
-  { name = "compute>MPI_Allreduce", layer = 0, ms = 0.5 },
+  const std::string base =
+      measured_schedule(R"(  { name = "compute>MPI_Allreduce", layer = 0, ms = 0.5 },
   { name = "MPI_Allreduce", collective = true, seq = 0, bytes = 4, ms = 0.01 },
-]
-)";
+)");
   const Manifest ok = parse_manifest(base + R"([[vary]]
 factor = "delay"
 levels = [{ rank = 1, phase = "compute>MPI_Allreduce", layer = 0, ms = 10 }]
