@@ -1,7 +1,10 @@
 #include "culprit/common/named_file.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <system_error>
 
 #include "culprit/errors.hpp"
@@ -17,9 +20,11 @@ std::string read_named_file(const std::string& path, std::string_view what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) {
+  if (status.type() == fs::file_type::not_found) {
     throw UsageError(path + ": no such file; check the path to " + std::string(what));
   }
+  // A path it cannot look at (a folder on the way that this user may not enter).
+  if (ec) throw UsageError(path + ": cannot be read (" + ec.message() + ")");
   if (fs::is_directory(status)) {
     throw UsageError(path + ": is a folder, not " + std::string(what) + "; name the file itself");
   }
